@@ -1,0 +1,1 @@
+//! bosun-cli (being written)

@@ -1,0 +1,1 @@
+//! bosun-context (being written)

@@ -1,0 +1,1 @@
+//! bosun-core (being written)

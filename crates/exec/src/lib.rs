@@ -1,0 +1,1 @@
+//! bosun-exec (being written)

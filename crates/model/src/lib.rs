@@ -1,0 +1,1 @@
+//! bosun-model (being written)

@@ -1,0 +1,1 @@
+//! bosun-policy (being written)

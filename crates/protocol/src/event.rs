@@ -1,0 +1,336 @@
+use crate::{CallId, TaskId, TokenUsage};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// One thing that happened in a task. `seq` starts at 1 and is monotonic per task; every event is
+/// appended to the journal before it is delivered to any frontend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct Event {
+    #[ts(type = "number")]
+    pub seq: u64,
+    pub task_id: TaskId,
+    /// RFC 3339 UTC time with milliseconds.
+    pub ts: String,
+    #[serde(flatten)]
+    pub msg: EventMsg,
+}
+
+/// The payload of an [`Event`], tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum EventMsg {
+    TaskStarted(TaskStarted),
+    /// A user message given to the task (the prompt, or a later follow-up).
+    UserMessage(UserMessage),
+    /// A piece of assistant text as it streams in; `assistant_message` carries the whole text.
+    AssistantDelta(AssistantDelta),
+    AssistantMessage(AssistantMessage),
+    ToolCallBegin(ToolCallBegin),
+    ToolOutputDelta(ToolOutputDelta),
+    ToolCallEnd(ToolCallEnd),
+    PlanUpdated(PlanUpdated),
+    CheckpointCreated(CheckpointCreated),
+    Usage(UsageEvent),
+    /// The model request failed in a way that is retried; the request is sent again whole.
+    ModelRetry(ModelRetry),
+    TaskFinished(TaskFinished),
+    Error(ErrorEvent),
+}
+
+impl EventMsg {
+    /// The `type` tag of this message, as it appears in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventMsg::TaskStarted(_) => "task_started",
+            EventMsg::UserMessage(_) => "user_message",
+            EventMsg::AssistantDelta(_) => "assistant_delta",
+            EventMsg::AssistantMessage(_) => "assistant_message",
+            EventMsg::ToolCallBegin(_) => "tool_call_begin",
+            EventMsg::ToolOutputDelta(_) => "tool_output_delta",
+            EventMsg::ToolCallEnd(_) => "tool_call_end",
+            EventMsg::PlanUpdated(_) => "plan_updated",
+            EventMsg::CheckpointCreated(_) => "checkpoint_created",
+            EventMsg::Usage(_) => "usage",
+            EventMsg::ModelRetry(_) => "model_retry",
+            EventMsg::TaskFinished(_) => "task_finished",
+            EventMsg::Error(_) => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct TaskStarted {
+    /// The user's repository (its working directory), absolute.
+    pub repo: String,
+    pub base_commit: String,
+    /// `bosun/<task-id>`.
+    pub branch: String,
+    /// The task's worktree, absolute; under `$BOSUN_HOME`, never inside the user's checkout.
+    pub worktree: String,
+    pub prompt: String,
+    pub provider: String,
+    pub model: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct UserMessage {
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct AssistantDelta {
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct AssistantMessage {
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ToolCallBegin {
+    pub call_id: CallId,
+    pub tool: String,
+    /// The arguments as the model sent them (an object for a well-formed call; the raw text as a
+    /// string when they were not valid JSON).
+    #[ts(type = "unknown")]
+    pub args: serde_json::Value,
+    /// True when the model wrote this call as text (a JSON object or `<tool_call>` tags) instead
+    /// of using the API's tool-call field, and Bosun recovered it.
+    #[serde(default)]
+    pub recovered: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ToolOutputDelta {
+    pub call_id: CallId,
+    pub stream: OutputStream,
+    /// Output text, lossily decoded as UTF-8.
+    pub chunk: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum ToolCallStatus {
+    Success,
+    /// The tool failed (bad arguments, a path outside the worktree, a non-zero exit…); the error
+    /// went back to the model and the loop continued.
+    Error,
+    /// The policy refused the call.
+    Denied,
+    TimedOut,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ToolCallEnd {
+    pub call_id: CallId,
+    pub status: ToolCallStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// The result as the model was told it (possibly truncated, with a note).
+    pub output: String,
+    #[ts(type = "number")]
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct PlanItem {
+    pub step: String,
+    pub status: PlanStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct PlanUpdated {
+    pub items: Vec<PlanItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct CheckpointCreated {
+    /// n in `refs/bosun/<task-id>/<n>`, starting at 1.
+    pub checkpoint: u32,
+    pub commit: String,
+    /// Paths (relative to the worktree) that differ from the previous checkpoint.
+    pub files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub call_id: Option<CallId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct UsageEvent {
+    pub model: String,
+    #[ts(type = "number")]
+    pub input_tokens: u64,
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+    /// Prompt tokens read from the provider's cache (part of `input_tokens`).
+    #[ts(type = "number")]
+    pub cached_input_tokens: u64,
+    /// Prompt tokens written to the provider's cache (part of `input_tokens`).
+    #[ts(type = "number")]
+    pub cache_write_tokens: u64,
+    /// Cost of this response in US dollars.
+    pub cost_usd: f64,
+    /// Cost of the task so far.
+    pub total_cost_usd: f64,
+    /// False when the model is not in the price table: its cost is counted as 0 and shown as
+    /// unknown, never silently.
+    pub priced: bool,
+}
+
+impl UsageEvent {
+    pub fn tokens(&self) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            cache_write_tokens: self.cache_write_tokens,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ModelRetry {
+    pub attempt: u32,
+    pub max_attempts: u32,
+    #[ts(type = "number")]
+    pub delay_ms: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum TaskStatus {
+    /// Not finished yet (only in the journal's task table, never in `task_finished`).
+    Running,
+    Completed,
+    Failed,
+    /// Stopped by the user, or found unfinished after its process died.
+    Interrupted,
+    BudgetExceeded,
+    MaxSteps,
+}
+
+impl TaskStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TaskStatus::Running => "running",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Interrupted => "interrupted",
+            TaskStatus::BudgetExceeded => "budget_exceeded",
+            TaskStatus::MaxSteps => "max_steps",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskStatus> {
+        Some(match s {
+            "running" => TaskStatus::Running,
+            "completed" => TaskStatus::Completed,
+            "failed" => TaskStatus::Failed,
+            "interrupted" => TaskStatus::Interrupted,
+            "budget_exceeded" => TaskStatus::BudgetExceeded,
+            "max_steps" => TaskStatus::MaxSteps,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct TaskFinished {
+    pub status: TaskStatus,
+    /// The model's last answer, or why the task stopped.
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ErrorEvent {
+    /// A stable code a frontend may branch on, e.g. `model_error`, `rate_limited`,
+    /// `worktree_error`, `journal_error`.
+    pub code: String,
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn event_json_is_flat_with_type_tag() -> Result<(), serde_json::Error> {
+        let ev = Event {
+            seq: 4,
+            task_id: TaskId::from("01abc"),
+            ts: "2026-11-30T03:15:00.123Z".into(),
+            msg: EventMsg::ToolCallEnd(ToolCallEnd {
+                call_id: CallId::from("call_1"),
+                status: ToolCallStatus::TimedOut,
+                exit_code: None,
+                error: Some("timed out after 5 s".into()),
+                output: String::new(),
+                duration_ms: 5000,
+            }),
+        };
+        let v = serde_json::to_value(&ev)?;
+        assert_eq!(
+            v,
+            json!({"seq":4,"task_id":"01abc","ts":"2026-11-30T03:15:00.123Z","type":"tool_call_end",
+                   "call_id":"call_1","status":"timed_out","error":"timed out after 5 s","output":"","duration_ms":5000})
+        );
+        let back: Event = serde_json::from_value(v)?;
+        assert_eq!(back, ev);
+        Ok(())
+    }
+
+    #[test]
+    fn kind_matches_serde_tag() -> Result<(), serde_json::Error> {
+        let msg = EventMsg::TaskFinished(TaskFinished {
+            status: TaskStatus::MaxSteps,
+            summary: "stopped".into(),
+        });
+        let v = serde_json::to_value(&msg)?;
+        assert_eq!(v["type"], msg.kind());
+        assert_eq!(v["status"], "max_steps");
+        Ok(())
+    }
+}

@@ -1,0 +1,20 @@
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// What a frontend submits to a running task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum Op {
+    /// Stop the task: the model stream is dropped, a running command's process group is killed,
+    /// and the task finishes as `interrupted`.
+    Interrupt,
+    /// A message from the user, taken at the next turn.
+    UserMessage(UserMessageOp),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct UserMessageOp {
+    pub text: String,
+}

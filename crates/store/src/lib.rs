@@ -1,0 +1,1 @@
+//! bosun-store (being written)

@@ -1,0 +1,1 @@
+//! bosun-testkit (being written)

@@ -1,0 +1,1 @@
+//! bosun-tools (being written)

@@ -1,0 +1,1 @@
+//! bosun-workspace (being written)

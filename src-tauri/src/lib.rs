@@ -1,0 +1,1 @@
+//! bosun-app (being written)

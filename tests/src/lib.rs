@@ -1,0 +1,1 @@
+//! Integration suite: see all.rs
