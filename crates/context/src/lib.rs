@@ -1,1 +1,130 @@
-//! bosun-context (being written)
+//! What the model is told: the system prompt and the project's memory files.
+//!
+//! The first request is kept lean on purpose: local models process the prompt before the first
+//! token, and peers send 35–40 KB. Bosun's system prompt is a few hundred bytes plus the project's
+//! own instructions (AGENTS.md, CLAUDE.md, …), capped.
+
+use std::fs;
+use std::path::Path;
+
+/// The built-in system prompt (`assets/prompts/system.md`).
+pub const BASE_PROMPT: &str = include_str!("../../../assets/prompts/system.md");
+
+/// Project memory files read from the worktree root, in this order; the first few that exist are
+/// included.
+pub const MEMORY_FILES: &[&str] = &[
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".cursorrules",
+    ".github/copilot-instructions.md",
+];
+
+/// At most this many bytes of project memory go into the system prompt.
+pub const MEMORY_CAP_BYTES: usize = 6 * 1024;
+
+/// A project memory file found in the worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryFile {
+    pub path: String,
+    pub content: String,
+    /// True when the content was cut to fit [`MEMORY_CAP_BYTES`].
+    pub truncated: bool,
+}
+
+/// Reads the project memory files that exist in `worktree`, within the shared byte cap.
+/// Unreadable or non-UTF-8 files are skipped: they are the project's notes, not Bosun's.
+pub fn memory_files(worktree: &Path) -> Vec<MemoryFile> {
+    let mut left = MEMORY_CAP_BYTES;
+    let mut found = Vec::new();
+    for name in MEMORY_FILES {
+        if left == 0 {
+            break;
+        }
+        let Ok(bytes) = fs::read(worktree.join(name)) else {
+            continue;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let (content, truncated) = cut_at_char_boundary(text, left);
+        left -= content.len();
+        found.push(MemoryFile {
+            path: (*name).to_string(),
+            content: content.to_string(),
+            truncated,
+        });
+    }
+    found
+}
+
+fn cut_at_char_boundary(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+/// The system prompt for a task in `worktree`.
+pub fn system_prompt(worktree: &Path) -> String {
+    let mut prompt = BASE_PROMPT.trim_end().to_string();
+    for file in memory_files(worktree) {
+        prompt.push_str("\n\n# Project instructions from ");
+        prompt.push_str(&file.path);
+        prompt.push('\n');
+        prompt.push_str(&file.content);
+        if file.truncated {
+            prompt.push_str("\n[… cut; read the file for the rest]");
+        }
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn prompt_without_memory_files_is_the_base_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = system_prompt(dir.path());
+        assert_eq!(p, BASE_PROMPT.trim_end());
+        assert!(p.len() < 1024, "system prompt grew to {} bytes", p.len());
+    }
+
+    #[test]
+    fn memory_files_are_included_in_order_and_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("CLAUDE.md"), "Use tabs.").unwrap();
+        fs::write(
+            dir.path().join("AGENTS.md"),
+            "x".repeat(MEMORY_CAP_BYTES + 10),
+        )
+        .unwrap();
+        let files = memory_files(dir.path());
+        assert_eq!(files.len(), 1, "the cap is used up by AGENTS.md");
+        assert!(files[0].truncated);
+        let p = system_prompt(dir.path());
+        assert!(p.contains("# Project instructions from AGENTS.md"));
+        assert!(p.contains("[… cut; read the file for the rest]"));
+        assert!(!p.contains("Use tabs."));
+    }
+
+    #[test]
+    fn non_utf8_memory_file_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("AGENTS.md"), [0xff, 0xfe, 0x41]).unwrap();
+        fs::write(dir.path().join("CLAUDE.md"), "Run make test.").unwrap();
+        let p = system_prompt(dir.path());
+        assert!(p.contains("Run make test."));
+        assert!(!p.contains("AGENTS.md"));
+    }
+}

@@ -1,1 +1,63 @@
-//! bosun-core (being written)
+//! The agent loop and its orchestration.
+//!
+//! Frontends submit [`Op`](bosun_protocol::Op)s and consume [`Event`](bosun_protocol::Event)s
+//! through a [`TaskHandle`]; the core never calls a frontend. One task runs as:
+//! turn (model stream) → tool calls → policy → tool → checkpoint → result back to the model, until
+//! the model answers without tool calls, or a step or cost limit, an interrupt or an error stops it.
+//! Every event is appended to the journal before it is delivered.
+
+mod budget;
+mod checkpoint;
+pub mod config;
+mod dispatch;
+mod emitter;
+mod error;
+mod task;
+mod turn;
+
+pub use budget::Budget;
+pub use config::{BosunConfig, ProviderEntry};
+pub use emitter::Emitter;
+pub use error::CoreError;
+pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
+
+/// Names of environment variables that look secret (`*KEY*`, `*TOKEN*`, `*SECRET*`,
+/// `*PASSWORD*`, …): commands the agent runs do not see them.
+pub fn secret_env_names(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    const MARKERS: &[&str] = &[
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ];
+    names
+        .into_iter()
+        .filter(|n| {
+            let upper = n.to_ascii_uppercase();
+            MARKERS.iter().any(|m| upper.contains(m))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod secret_env_tests {
+    #[test]
+    fn secret_looking_names_are_picked() {
+        let names = [
+            "OPENAI_API_KEY",
+            "PATH",
+            "GH_TOKEN",
+            "HOME",
+            "DB_PASSWORD",
+            "MY_SECRET",
+        ]
+        .map(String::from);
+        assert_eq!(
+            super::secret_env_names(names),
+            vec!["OPENAI_API_KEY", "GH_TOKEN", "DB_PASSWORD", "MY_SECRET"]
+        );
+    }
+}

@@ -1,1 +1,63 @@
-//! bosun-model (being written)
+//! Streaming model clients for Bosun.
+//!
+//! [`ModelClient::stream`] is the primitive: it sends one [`ModelRequest`], calls `on_event`
+//! with every [`StreamEvent`] as it arrives and returns the whole [`ModelResponse`].
+//! [`ModelClient::complete`] collects the same stream. Two wire formats are spoken:
+//! OpenAI Chat Completions (OpenAI and every OpenAI-compatible server: Ollama, llama.cpp, vLLM,
+//! LM Studio, OpenRouter) and Anthropic Messages.
+//!
+//! A request that fails in a retryable way (429, 5xx, 529, a connection failure, a stream that
+//! breaks before its end) is sent again whole, after [`StreamEvent::Retrying`] told the consumer
+//! to discard what it streamed; tools only ever run on the final response, so none runs twice.
+//!
+//! Also here: [`recover_tool_calls`] for tool calls small models write as text,
+//! [`validate_args`] for tool arguments, and the [`PriceTable`].
+
+mod anthropic;
+mod client;
+mod config;
+mod error;
+mod message;
+mod openai;
+mod prices;
+mod recover;
+mod schema;
+mod sse;
+
+pub use client::MAX_RETRY_AFTER;
+pub use config::{ApiKind, ProviderConfig, RetryPolicy, Secret};
+pub use error::ModelError;
+pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
+pub use prices::{Cost, ModelPrice, PriceTable};
+pub use recover::{RecoveredCalls, recover_tool_calls};
+pub use schema::validate_args;
+
+use std::sync::Arc;
+
+/// A model behind some API. Cheap to share (`Arc<dyn ModelClient>`); requests may run concurrently.
+#[async_trait::async_trait]
+pub trait ModelClient: Send + Sync {
+    /// The provider's configured name, e.g. `anthropic` or `ollama`.
+    fn provider(&self) -> &str;
+    /// The configured model name.
+    fn model(&self) -> &str;
+    /// Sends `req`, reporting each streamed piece to `on_event`, and returns the whole response.
+    async fn stream(
+        &self,
+        req: &ModelRequest,
+        on_event: &(dyn Fn(StreamEvent) + Send + Sync),
+    ) -> Result<ModelResponse, ModelError>;
+    /// Sends `req` and returns the whole response.
+    async fn complete(&self, req: &ModelRequest) -> Result<ModelResponse, ModelError> {
+        self.stream(req, &|_| {}).await
+    }
+}
+
+/// A client for `cfg`. Fails only on a configuration that cannot work (no base_url, no model).
+pub fn client(cfg: ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
+    let wire: Box<dyn client::Wire> = match cfg.api {
+        ApiKind::OpenAiChat => Box::new(openai::OpenAiChat),
+        ApiKind::Anthropic => Box::new(anthropic::AnthropicMessages),
+    };
+    Ok(Arc::new(client::HttpModelClient::new(cfg, wire)?))
+}

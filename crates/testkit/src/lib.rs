@@ -1,1 +1,15 @@
-//! bosun-testkit (being written)
+//! Test support for Bosun.
+//!
+//! - [`MockModelServer`]: a scripted model server speaking OpenAI Chat Completions and Anthropic
+//!   Messages (streaming, tool-call arguments split across chunks, usage with cache tokens) that
+//!   records every request. Also as the `bosun-mock-model` binary.
+//! - [`fixture_repo`]: a small real git repository.
+
+mod fixture;
+mod render;
+mod script;
+mod server;
+
+pub use fixture::fixture_repo;
+pub use script::{MockReply, MockToolCall, MockUsage};
+pub use server::{MockModelServer, MockOptions, RecordedRequest};

@@ -1,1 +1,79 @@
-//! bosun-workspace (being written)
+//! bosun-workspace: a git worktree per task, checkpoints built from a private index, diffs
+//! between any two states, restore, and recycling of finished tasks' worktrees.
+//!
+//! The user's checkout (working tree, index, HEAD, branches other than `bosun/*`) is never
+//! touched. Each task works in `$BOSUN_HOME/worktrees/<repo-key>/<task-id>` on branch
+//! `bosun/<task-id>`; checkpoints are commits referenced as `refs/bosun/<task-id>/<n>`.
+
+pub mod bench;
+mod entry;
+mod error;
+mod gitwt;
+mod history;
+mod layout;
+mod materialise;
+mod pool;
+mod scan;
+mod task;
+mod tree_edit;
+
+pub use error::WorkspaceError;
+pub use history::{DiffPoint, Restored};
+pub use pool::{
+    DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
+};
+pub use task::{ChangeHint, Checkpoint, TaskWorktree};
+
+use error::GitContext;
+use git2::{ErrorCode, Repository};
+use std::path::{Path, PathBuf};
+
+/// The working directory of the repository containing `path` (any path inside it works).
+pub fn resolve_repo(path: &Path) -> Result<PathBuf, WorkspaceError> {
+    let repo = Repository::discover(path).map_err(|_| WorkspaceError::NotARepository {
+        path: path.to_path_buf(),
+    })?;
+    let Some(workdir) = repo.workdir() else {
+        return Err(WorkspaceError::BareRepository {
+            path: path.to_path_buf(),
+        });
+    };
+    let workdir = workdir
+        .canonicalize()
+        .unwrap_or_else(|_| workdir.to_path_buf());
+    Ok(workdir)
+}
+
+/// The commit id `base` names in the repository (default `HEAD`).
+pub fn resolve_base(repo_root: &Path, base: Option<&str>) -> Result<String, WorkspaceError> {
+    let repo = task::open_user_repo(repo_root)?;
+    let unknown = |base: &str| WorkspaceError::UnknownBase {
+        repo: repo_root.to_path_buf(),
+        base: base.to_string(),
+    };
+    let Some(base) = base.filter(|b| !b.trim().is_empty()) else {
+        return match repo.head() {
+            Ok(head) => head
+                .peel_to_commit()
+                .map(|c| c.id().to_string())
+                .git_ctx("reading HEAD"),
+            Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
+                Err(WorkspaceError::UnbornHead {
+                    repo: repo_root.to_path_buf(),
+                })
+            }
+            Err(e) => Err(e).git_ctx("reading HEAD"),
+        };
+    };
+    let object = repo.revparse_single(base).map_err(|e| {
+        if base == "HEAD" && e.code() == ErrorCode::UnbornBranch {
+            WorkspaceError::UnbornHead {
+                repo: repo_root.to_path_buf(),
+            }
+        } else {
+            unknown(base)
+        }
+    })?;
+    let commit = object.peel_to_commit().map_err(|_| unknown(base))?;
+    Ok(commit.id().to_string())
+}

@@ -1,0 +1,143 @@
+use anyhow::Context;
+use bosun_testkit::{MockModelServer, MockReply, MockUsage};
+use clap::Subcommand;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Milliseconds per checkpoint for Bosun and for a shadow-git baseline, and worktree start times
+    Checkpoint {
+        /// Files in the generated repository
+        #[arg(long, default_value_t = 100_000)]
+        files: usize,
+        /// Where to generate (and reuse) the repository
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
+    /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
+    Start {
+        #[arg(long, default_value_t = 100_000)]
+        files: usize,
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
+}
+
+pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        BenchCommand::Checkpoint { files, dir } => {
+            bosun_workspace::bench::run_checkpoint_bench(files, &dir, &mut out)?;
+        }
+        BenchCommand::Start { files, dir } => start(files, &dir, &mut out)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Spawns `bosun run` and returns the time until the mock server saw its first request.
+fn time_to_first_request(
+    repo: &Path,
+    home: &Path,
+    server: &MockModelServer,
+) -> anyhow::Result<Duration> {
+    let seen = server.requests().len();
+    let exe = std::env::current_exe().context("while finding the bosun binary")?;
+    let started = Instant::now();
+    let mut child = Command::new(exe)
+        .env("BOSUN_HOME", home)
+        .args([
+            "run",
+            "--json",
+            "--prompt",
+            "say ok",
+            "--api",
+            "openai-chat",
+            "--model",
+            "bench",
+        ])
+        .arg("--repo")
+        .arg(repo)
+        .arg("--base-url")
+        .arg(format!("{}/v1", server.url()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("while starting bosun run")?;
+    let elapsed = loop {
+        if server.requests().len() > seen {
+            break started.elapsed();
+        }
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!("bosun run exited with {status} before asking the model");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let status = child.wait()?;
+    anyhow::ensure!(status.success(), "bosun run failed: {status}");
+    Ok(elapsed)
+}
+
+fn start(files: usize, dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
+    let repo = bosun_workspace::bench::generate_repo(files, dir)?;
+    let home = dir.join(format!("start-home-{}", std::process::id()));
+    let ok = || MockReply::Reply {
+        text: "ok".into(),
+        tool_calls: vec![],
+        usage: MockUsage::default(),
+        chunk_delay_ms: 0,
+        cut_after_events: None,
+    };
+    let server = MockModelServer::start_blocking(vec![ok(), ok(), ok()])?;
+    writeln!(out, "repository: {} files at {}", files, repo.display())?;
+
+    let wt = dir.join(format!("baseline-wt-{}", std::process::id()));
+    let t = Instant::now();
+    let st = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["worktree", "add", "-q", "--detach"])
+        .arg(&wt)
+        .status()?;
+    let git_add = t.elapsed();
+    anyhow::ensure!(st.success(), "git worktree add failed");
+    let _ = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["worktree", "remove", "--force"])
+        .arg(&wt)
+        .status();
+    writeln!(
+        out,
+        "git worktree add:                      {:>9.1} ms",
+        ms(git_add)
+    )?;
+
+    let first = time_to_first_request(&repo, &home, &server)?;
+    writeln!(
+        out,
+        "bosun run → first model request, first task: {:>9.1} ms  ({:.2}× git worktree add)",
+        ms(first),
+        ms(first) / ms(git_add)
+    )?;
+    let later = time_to_first_request(&repo, &home, &server)?;
+    writeln!(
+        out,
+        "bosun run → first model request, later task: {:>9.1} ms  ({:.2}× git worktree add; target < 2000 ms)",
+        ms(later),
+        ms(later) / ms(git_add)
+    )?;
+    let usage = bosun_workspace::worktree_disk_usage(&home)?;
+    writeln!(
+        out,
+        "worktrees after the runs: {}",
+        super::diff::usage_summary(&usage)
+    )?;
+    Ok(())
+}

@@ -1,0 +1,137 @@
+use super::{find_task, open_store};
+use crate::render::Transcript;
+use bosun_store::TaskRow;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn cost_text(t: &TaskRow) -> String {
+    if t.priced {
+        format!("${:.4}", t.cost_usd)
+    } else if t.cost_usd > 0.0 {
+        format!("${:.4}+?", t.cost_usd)
+    } else {
+        "unknown".into()
+    }
+}
+
+fn short(s: &str, max: usize) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= max {
+        one
+    } else {
+        format!("{}…", one.chars().take(max - 1).collect::<String>())
+    }
+}
+
+pub fn tasks(json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store()?;
+    store.reconcile_interrupted()?;
+    let tasks = store.tasks()?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &tasks)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if tasks.is_empty() {
+        writeln!(
+            out,
+            "no tasks yet: start one with `bosun run --repo PATH --prompt TEXT`"
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(
+        out,
+        "{:<26}  {:<15}  {:>10}  {:<20}  {:<16}  PROMPT",
+        "TASK", "STATUS", "COST", "STARTED", "REPO"
+    )?;
+    for t in &tasks {
+        let repo = std::path::Path::new(&t.repo)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| t.repo.clone());
+        writeln!(
+            out,
+            "{:<26}  {:<15}  {:>10}  {:<20}  {:<16}  {}",
+            t.id,
+            t.status.as_str(),
+            cost_text(t),
+            t.created_at
+                .get(..19)
+                .unwrap_or(&t.created_at)
+                .replace('T', " "),
+            short(&repo, 16),
+            short(&t.prompt, 60)
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(task: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store()?;
+    store.reconcile_interrupted()?;
+    let row = find_task(&store, task)?;
+    let mut out = std::io::stdout().lock();
+    let mut after = 0;
+    let mut transcript = Transcript::new();
+    if !json {
+        writeln!(
+            out,
+            "task {} · {} · {} · {} tool calls · tokens in {} out {} · {}",
+            row.id,
+            row.status.as_str(),
+            row.model,
+            row.tool_calls,
+            row.input_tokens,
+            row.output_tokens,
+            cost_text(&row)
+        )?;
+    }
+    loop {
+        let events = store.events(&row.id, after, 1000)?;
+        let Some(last) = events.last() else { break };
+        after = last.seq;
+        for ev in &events {
+            if json {
+                serde_json::to_writer(&mut out, ev)?;
+                writeln!(out)?;
+            } else {
+                transcript.render(ev, &mut out)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn checkpoints(task: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store()?;
+    let row = find_task(&store, task)?;
+    let cps = store.checkpoints(&row.id)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &cps)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if cps.is_empty() {
+        writeln!(
+            out,
+            "task {} has no checkpoints (it changed no files)",
+            row.id
+        )?;
+    }
+    for cp in &cps {
+        writeln!(
+            out,
+            "{:>3}  {}  refs/bosun/{}/{}  {} file{}: {}",
+            cp.n,
+            &cp.commit[..cp.commit.len().min(12)],
+            row.id,
+            cp.n,
+            cp.files.len(),
+            if cp.files.len() == 1 { "" } else { "s" },
+            short(&cp.files.join(", "), 80)
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,18 @@
+pub mod bench;
+pub mod diff;
+pub mod inspect;
+pub mod run;
+
+use anyhow::Context;
+use bosun_store::{Store, TaskRow};
+
+/// Opens the journal in `$BOSUN_HOME`.
+pub fn open_store() -> anyhow::Result<Store> {
+    let path = crate::home().join("bosun.db");
+    Store::open(&path).with_context(|| format!("while opening the journal {}", path.display()))
+}
+
+/// Finds a task by id or unique prefix.
+pub fn find_task(store: &Store, task: &str) -> anyhow::Result<TaskRow> {
+    Ok(store.find_task(task)?)
+}

@@ -1,0 +1,170 @@
+use crate::render::Transcript;
+use anyhow::{Context, bail};
+use bosun_core::{BosunConfig, ProviderEntry, TaskSpec, secret_env_names, start_task};
+use bosun_policy::Policy;
+use bosun_protocol::{EventMsg, Op, TaskStatus};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The git repository to work on (any path inside it)
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// What the agent should do
+    #[arg(long)]
+    prompt: String,
+    /// Base branch, tag or commit for the task's worktree (default: the repository's HEAD)
+    #[arg(long)]
+    base: Option<String>,
+    /// A provider from $BOSUN_HOME/config.toml
+    #[arg(long, conflicts_with_all = ["api", "base_url"])]
+    provider: Option<String>,
+    /// Wire format: openai-chat (OpenAI and compatible servers: Ollama, llama.cpp, vLLM, LM Studio) or anthropic
+    #[arg(long)]
+    api: Option<String>,
+    /// Server base URL, e.g. http://127.0.0.1:11434/v1
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Model id (overrides the provider's model)
+    #[arg(long)]
+    model: Option<String>,
+    /// Environment variable holding the API key (a local server needs none)
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Stop after this many model requests
+    #[arg(long, default_value_t = 100)]
+    max_steps: u32,
+    /// Stop once the task has cost more than this many US dollars
+    #[arg(long)]
+    max_cost_usd: Option<f64>,
+    /// Print one JSON event per line instead of a transcript
+    #[arg(long)]
+    json: bool,
+}
+
+fn provider_entry(args: &RunArgs, config: &BosunConfig) -> anyhow::Result<(String, ProviderEntry)> {
+    if let Some(api) = &args.api {
+        let Some(model) = &args.model else {
+            bail!("--api needs --model (and usually --base-url)");
+        };
+        let name = match api.as_str() {
+            "anthropic" => "anthropic",
+            _ => "openai-compat",
+        };
+        return Ok((
+            name.to_string(),
+            ProviderEntry {
+                api: api.clone(),
+                base_url: args.base_url.clone(),
+                model: model.clone(),
+                api_key_env: args.api_key_env.clone(),
+                max_retries: None,
+                retry_initial_delay_ms: None,
+            },
+        ));
+    }
+    if args.base_url.is_some() {
+        bail!("--base-url needs --api (openai-chat or anthropic)");
+    }
+    let (name, mut entry) = config.provider(args.provider.as_deref())?;
+    if let Some(m) = &args.model {
+        entry.model = m.clone();
+    }
+    if let Some(k) = &args.api_key_env {
+        entry.api_key_env = Some(k.clone());
+    }
+    Ok((name, entry))
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if let Some(max) = args.max_cost_usd {
+        if !(max.is_finite() && max >= 0.0) {
+            bail!("--max-cost-usd must be a non-negative number");
+        }
+    }
+    if args.max_steps == 0 {
+        bail!("--max-steps must be at least 1");
+    }
+    let home = crate::home();
+    let config = BosunConfig::load(&home)?;
+    let (name, entry) = provider_entry(&args, &config)?;
+    let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
+    let mut env_remove =
+        secret_env_names(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
+    if let Some(var) = &entry.api_key_env {
+        env_remove.push(var.clone());
+    }
+    let store = Arc::new(crate::commands::open_store()?);
+    let spec = TaskSpec {
+        home,
+        repo: args.repo.clone(),
+        prompt: args.prompt.clone(),
+        base: args.base.clone(),
+        provider,
+        max_steps: args.max_steps,
+        max_cost_usd: args.max_cost_usd,
+        policy: Policy::allow_all(),
+        env_remove,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("while starting the async runtime")?;
+    runtime.block_on(drive(spec, store, args.json))
+}
+
+async fn drive(
+    spec: TaskSpec,
+    store: Arc<bosun_store::Store>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let mut handle = start_task(spec, Arc::clone(&store)).await?;
+    let mut transcript = Transcript::new();
+    let mut stdout = std::io::stdout().lock();
+    let mut status = None;
+    let mut interrupts = 0;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => {
+                let Some(ev) = ev else { break };
+                if let EventMsg::TaskFinished(f) = &ev.msg {
+                    status = Some(f.status);
+                }
+                if json {
+                    serde_json::to_writer(&mut stdout, &ev)?;
+                    writeln!(stdout)?;
+                } else {
+                    transcript.render(&ev, &mut stdout)?;
+                }
+                stdout.flush()?;
+            }
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts > 1 {
+                    eprintln!("bosun: interrupted twice, exiting; the task will show as interrupted");
+                    return Ok(ExitCode::from(130));
+                }
+                eprintln!("bosun: stopping the task (Ctrl-C again to exit at once)");
+                let _ = handle.ops.send(Op::Interrupt);
+            }
+        }
+    }
+    let outcome = handle.join.await.context("the task's loop panicked")??;
+    let status = status.unwrap_or(outcome.status);
+    Ok(ExitCode::from(exit_code(status)))
+}
+
+/// 0 when completed; non-zero, and distinct per reason, otherwise.
+pub fn exit_code(status: TaskStatus) -> u8 {
+    match status {
+        TaskStatus::Completed => 0,
+        TaskStatus::Failed | TaskStatus::Running => 1,
+        TaskStatus::BudgetExceeded => 3,
+        TaskStatus::MaxSteps => 4,
+        TaskStatus::Interrupted => 130,
+    }
+}

@@ -1,1 +1,0 @@
-//! bosun-cli (being written)

@@ -1,0 +1,215 @@
+//! The readable live transcript of `bosun run` (and `bosun show`).
+
+use bosun_protocol::{Event, EventMsg, OutputStream, PlanStatus, ToolCallStatus};
+use std::io::{self, IsTerminal, Write};
+
+pub struct Transcript {
+    color: bool,
+    /// True while assistant text is streaming on the current line.
+    in_text: bool,
+    /// True when the last output chunk did not end with a newline.
+    open_line: bool,
+}
+
+impl Transcript {
+    pub fn new() -> Self {
+        Transcript {
+            color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            in_text: false,
+            open_line: false,
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn end_text(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.in_text || self.open_line {
+            writeln!(out)?;
+        }
+        self.in_text = false;
+        self.open_line = false;
+        Ok(())
+    }
+
+    pub fn render(&mut self, ev: &Event, out: &mut dyn Write) -> io::Result<()> {
+        match &ev.msg {
+            EventMsg::AssistantDelta(d) => {
+                self.in_text = true;
+                write!(out, "{}", d.text)?;
+                return Ok(());
+            }
+            EventMsg::ToolOutputDelta(d) => {
+                if self.in_text {
+                    self.end_text(out)?;
+                }
+                let code = match d.stream {
+                    OutputStream::Stdout => "2",
+                    OutputStream::Stderr => "2;31",
+                };
+                write!(out, "{}", self.paint(code, &d.chunk))?;
+                self.open_line = !d.chunk.ends_with('\n');
+                return Ok(());
+            }
+            _ => {}
+        }
+        // Assistant text was already streamed; only end its line.
+        if let EventMsg::AssistantMessage(_) = &ev.msg {
+            return self.end_text(out);
+        }
+        self.end_text(out)?;
+        match &ev.msg {
+            EventMsg::TaskStarted(t) => {
+                writeln!(
+                    out,
+                    "{} {} · {} · {}",
+                    self.paint("1;36", "▸ task"),
+                    ev.task_id,
+                    t.branch,
+                    t.model
+                )?;
+                writeln!(out, "  worktree {}", t.worktree)?;
+            }
+            EventMsg::UserMessage(m) => writeln!(out, "{} {}", self.paint("1", "you:"), m.text)?,
+            EventMsg::ToolCallBegin(c) => {
+                let args = summarize_args(&c.args);
+                let recovered = if c.recovered {
+                    " (recovered from text)"
+                } else {
+                    ""
+                };
+                writeln!(
+                    out,
+                    "{} {} {}{}",
+                    self.paint("1;34", "●"),
+                    c.tool,
+                    args,
+                    recovered
+                )?;
+            }
+            EventMsg::ToolCallEnd(e) => {
+                let (mark, code) = match e.status {
+                    ToolCallStatus::Success => ("✓", "32"),
+                    ToolCallStatus::Error => ("✗", "31"),
+                    ToolCallStatus::Denied => ("⊘", "33"),
+                    ToolCallStatus::TimedOut => ("⏱", "31"),
+                };
+                let mut line = format!("{mark} {:.1}s", e.duration_ms as f64 / 1000.0);
+                if let Some(c) = e.exit_code {
+                    line.push_str(&format!(" · exit {c}"));
+                }
+                if let Some(err) = &e.error {
+                    line.push_str(&format!(" · {}", first_line(err)));
+                }
+                writeln!(out, "  {}", self.paint(code, &line))?;
+            }
+            EventMsg::PlanUpdated(p) => {
+                writeln!(out, "{}", self.paint("1", "plan:"))?;
+                for item in &p.items {
+                    let mark = match item.status {
+                        PlanStatus::Pending => "[ ]",
+                        PlanStatus::InProgress => "[~]",
+                        PlanStatus::Completed => "[x]",
+                    };
+                    writeln!(out, "  {mark} {}", item.step)?;
+                }
+            }
+            EventMsg::CheckpointCreated(c) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "35",
+                    &format!(
+                        "◆ checkpoint {} · {} file{} · {}",
+                        c.checkpoint,
+                        c.files.len(),
+                        if c.files.len() == 1 { "" } else { "s" },
+                        &c.commit[..c.commit.len().min(10)]
+                    )
+                )
+            )?,
+            EventMsg::Usage(u) => {
+                let cost = if u.priced {
+                    format!("${:.4} (task ${:.4})", u.cost_usd, u.total_cost_usd)
+                } else {
+                    format!("cost unknown for {}", u.model)
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    self.paint(
+                        "2",
+                        &format!(
+                            "  tokens in {} (cached {}) · out {} · {cost}",
+                            u.input_tokens, u.cached_input_tokens, u.output_tokens
+                        )
+                    )
+                )?;
+            }
+            EventMsg::ModelRetry(r) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "33",
+                    &format!(
+                        "↻ retrying the model request ({}/{}) in {} ms: {}",
+                        r.attempt, r.max_attempts, r.delay_ms, r.reason
+                    )
+                )
+            )?,
+            EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
+            EventMsg::TaskFinished(f) => {
+                let code = if f.status == bosun_protocol::TaskStatus::Completed {
+                    "1;32"
+                } else {
+                    "1;31"
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    self.paint(code, &format!("■ {}", f.status.as_str()))
+                )?;
+            }
+            EventMsg::AssistantDelta(_)
+            | EventMsg::AssistantMessage(_)
+            | EventMsg::ToolOutputDelta(_) => {}
+        }
+        Ok(())
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// A one-line summary of tool arguments: the main argument in full, others abbreviated.
+pub fn summarize_args(args: &serde_json::Value) -> String {
+    let Some(obj) = args.as_object() else {
+        return truncate(&args.to_string(), 100);
+    };
+    for key in ["command", "path", "pattern"] {
+        if let Some(v) = obj.get(key).and_then(|v| v.as_str()) {
+            return truncate(first_line(v), 100);
+        }
+    }
+    if obj.contains_key("patch") {
+        return "(patch)".into();
+    }
+    if obj.contains_key("items") {
+        return String::new();
+    }
+    truncate(&args.to_string(), 100)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{cut}…")
+}

@@ -1,0 +1,346 @@
+//! The main loop end to end: edits, commands, checkpoints, the outbound requests, the journal.
+
+use super::support::*;
+use bosun_protocol::{EventMsg, TaskStatus, ToolCallStatus};
+use bosun_testkit::{MockModelServer, MockReply, MockUsage};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn edit_then_command_script() -> Vec<MockReply> {
+    vec![
+        tools(vec![call(
+            "call_w1",
+            "write_file",
+            json!({"path": "src/greet.rs", "content": "pub fn greet() -> &'static str { \"hi\" }\n"}),
+        )]),
+        tools(vec![call(
+            "call_c2",
+            "run_command",
+            json!({"command": "printf 'built\\n' && echo done > notes.txt && echo oops >&2"}),
+        )]),
+        text("Added src/greet.rs and notes.txt."),
+    ]
+}
+
+#[test]
+fn a_task_edits_runs_a_command_checkpoints_and_completes() {
+    let env = Env::new();
+    let before = checkout_state(&env.repo);
+    let server = MockModelServer::start_blocking(edit_then_command_script()).unwrap();
+    let run = env.run(&server, "add a greeting", &[]);
+
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    assert_eq!(
+        run.finished(),
+        (
+            TaskStatus::Completed,
+            "Added src/greet.rs and notes.txt.".into()
+        )
+    );
+    let task = run.task_id();
+
+    // Events: numbered 1.. without gaps, each with the task id.
+    for (i, ev) in run.events.iter().enumerate() {
+        assert_eq!(ev.seq, i as u64 + 1);
+        assert_eq!(ev.task_id.0, task);
+    }
+    let kinds = run.kinds();
+    assert_eq!(kinds[0], "task_started");
+    assert_eq!(kinds.last(), Some(&"task_finished"));
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "checkpoint_created").count(),
+        2
+    );
+    assert_eq!(kinds.iter().filter(|k| **k == "usage").count(), 3);
+
+    // The command's output streamed, per stream.
+    let streamed: Vec<(String, String)> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ToolOutputDelta(d) => Some((format!("{:?}", d.stream), d.chunk.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        streamed
+            .iter()
+            .any(|(s, c)| s == "Stdout" && c.contains("built")),
+        "{streamed:?}"
+    );
+    assert!(
+        streamed
+            .iter()
+            .any(|(s, c)| s == "Stderr" && c.contains("oops")),
+        "{streamed:?}"
+    );
+    let ends = run.tool_ends();
+    assert_eq!(ends.len(), 2);
+    assert_eq!(ends[1].status, ToolCallStatus::Success);
+    assert_eq!(ends[1].exit_code, Some(0));
+
+    // The worktree is outside the user's checkout and holds the agent's work.
+    let wt = run.worktree();
+    assert!(
+        wt.starts_with(&env.home),
+        "worktree {wt:?} not under BOSUN_HOME"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("notes.txt")).unwrap(),
+        "done\n"
+    );
+    assert!(wt.join("src/greet.rs").exists());
+    assert_eq!(
+        git(&wt, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        format!("bosun/{task}")
+    );
+
+    // Checkpoint refs in the user's repository; each tree is exactly the worktree at that point.
+    let ref1 = format!("refs/bosun/{task}/1");
+    let ref2 = format!("refs/bosun/{task}/2");
+    let files1 = git(&env.repo, &["ls-tree", "-r", "--name-only", &ref1]);
+    assert!(
+        files1.contains("src/greet.rs") && !files1.contains("notes.txt"),
+        "{files1}"
+    );
+    let files2 = git(&env.repo, &["ls-tree", "-r", "--name-only", &ref2]);
+    assert!(files2.contains("notes.txt"), "{files2}");
+    assert_eq!(
+        git(&env.repo, &["show", &format!("{ref2}:notes.txt")]),
+        "done\n"
+    );
+    assert_eq!(
+        git(&env.repo, &["rev-parse", &format!("{ref2}^")]).trim(),
+        git(&env.repo, &["rev-parse", &ref1]).trim(),
+        "checkpoint 2's parent is checkpoint 1"
+    );
+    let mut wt_listing = git(
+        &wt,
+        &["ls-files", "--cached", "--others", "--exclude-standard"],
+    )
+    .lines()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    wt_listing.sort();
+    let mut cp_listing = files2.lines().map(String::from).collect::<Vec<_>>();
+    cp_listing.sort();
+    assert_eq!(cp_listing, wt_listing);
+
+    // The user's checkout, index, HEAD and branches are untouched.
+    assert_eq!(checkout_state(&env.repo), before);
+
+    // What Bosun sent: tool results fed back with the right tool_call_id.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs.iter().all(|r| r.path == "/v1/chat/completions"));
+    assert_eq!(reqs[0].body["stream"], json!(true));
+    let m2 = messages(&reqs[1]);
+    let tool_msg = m2
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result in request 2");
+    assert_eq!(tool_msg["tool_call_id"], "call_w1");
+    let assistant = m2.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_w1");
+    let m3 = messages(&reqs[2]);
+    let results: Vec<_> = m3.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[1]["tool_call_id"], "call_c2");
+    assert!(
+        results[1]["content"].as_str().unwrap().contains("built"),
+        "{}",
+        results[1]
+    );
+}
+
+#[test]
+fn the_first_request_is_lean() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![text("ok")]).unwrap();
+    let run = env.run(&server, "say ok", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let body = serde_json::to_string(&server.requests()[0].body).unwrap();
+    assert!(
+        body.len() < 8 * 1024,
+        "first request is {} bytes: {body}",
+        body.len()
+    );
+    let first = server.requests()[0].body.clone();
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "read_file",
+        "list_dir",
+        "search",
+        "write_file",
+        "edit_file",
+        "apply_patch",
+        "run_command",
+        "update_plan",
+    ] {
+        assert!(tools.contains(&name), "{name} missing from {tools:?}");
+    }
+}
+
+#[test]
+fn anthropic_wire_format_pairs_tool_use_ids_and_counts_cache_tokens() {
+    let env = Env::new();
+    let mut first = tools(vec![
+        call("toolu_01", "read_file", json!({"path": "README.md"})),
+        call("toolu_02", "list_dir", json!({})),
+    ]);
+    if let MockReply::Reply { usage, .. } = &mut first {
+        *usage = MockUsage {
+            input_tokens: 1000,
+            output_tokens: 50,
+            cached_input_tokens: 800,
+            cache_write_tokens: 100,
+        };
+    }
+    let server =
+        MockModelServer::start_blocking(vec![first, text("The README says hello.")]).unwrap();
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "read the readme",
+        "--api",
+        "anthropic",
+        "--base-url",
+        &server.url(),
+        "--model",
+        "claude-sonnet-4-5",
+    ]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let reqs = server.requests();
+    assert_eq!(reqs[0].path, "/v1/messages");
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let last = msgs.last().unwrap();
+    assert_eq!(last["role"], "user");
+    let ids: Vec<&str> = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec!["toolu_01", "toolu_02"],
+        "both results in one user message"
+    );
+    let usage = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Usage(u) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(usage.cached_input_tokens, 800);
+    assert_eq!(usage.cache_write_tokens, 100);
+    assert!(usage.priced && usage.cost_usd > 0.0, "{usage:?}");
+    // Reads change nothing: no checkpoint.
+    assert!(!run.kinds().contains(&"checkpoint_created"));
+}
+
+#[test]
+fn a_tool_call_written_as_text_is_recovered_and_marked() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text("<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"x.txt\", \"content\": \"x\\n\"}}</tool_call>"),
+        text("Wrote x.txt."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "write x", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let begin = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::ToolCallBegin(b) => Some(b.clone()),
+            _ => None,
+        })
+        .expect("recovered call");
+    assert!(begin.recovered);
+    assert_eq!(begin.tool, "write_file");
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("x.txt")).unwrap(),
+        "x\n"
+    );
+}
+
+#[test]
+fn step_and_cost_limits_stop_the_task() {
+    let env = Env::new();
+    let looping = || tools(vec![call("c", "list_dir", json!({}))]);
+    let server = MockModelServer::start_blocking(vec![looping(), looping(), looping()]).unwrap();
+    let run = env.run(&server, "loop", &["--max-steps", "2"]);
+    assert_eq!(run.finished().0, TaskStatus::MaxSteps);
+    assert_eq!(run.code(), Some(4));
+    assert_eq!(server.requests().len(), 2);
+
+    let mut pricey = tools(vec![call(
+        "c",
+        "write_file",
+        json!({"path": "a", "content": "a"}),
+    )]);
+    if let MockReply::Reply { usage, .. } = &mut pricey {
+        *usage = MockUsage {
+            input_tokens: 1_000_000,
+            output_tokens: 0,
+            ..Default::default()
+        };
+    }
+    let server = MockModelServer::start_blocking(vec![pricey, text("unreachable")]).unwrap();
+    let base = format!("{}/v1", server.url());
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "spend",
+        "--api",
+        "openai-chat",
+        "--base-url",
+        &base,
+        "--model",
+        "gpt-4o",
+        "--max-cost-usd",
+        "0.5",
+    ]);
+    let (status, summary) = run.finished();
+    assert_eq!(status, TaskStatus::BudgetExceeded, "{summary}");
+    assert_eq!(run.code(), Some(3));
+    assert!(summary.contains("0.5"), "{summary}");
+    assert!(
+        run.tool_ends().is_empty(),
+        "no tool runs once the budget is exceeded"
+    );
+}
+
+#[test]
+fn an_unknown_model_is_priced_zero_and_marked_unknown() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![text("hi")]).unwrap();
+    let run = env.run(&server, "hi", &[]);
+    let usage = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Usage(u) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!usage.priced);
+    assert_eq!(usage.cost_usd, 0.0);
+    let tasks = env.json(&["tasks", "--json"]);
+    assert_eq!(tasks[0]["priced"], json!(false));
+}

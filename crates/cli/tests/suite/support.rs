@@ -1,0 +1,223 @@
+//! Shared setup: a `$BOSUN_HOME`, a fixture repository, and helpers to run `bosun`.
+
+use bosun_protocol::{Event, EventMsg, TaskStatus};
+use bosun_testkit::{MockModelServer, MockReply, MockToolCall, MockUsage};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub repo: PathBuf,
+}
+
+pub struct Run {
+    pub events: Vec<Event>,
+    pub output: Output,
+}
+
+impl Run {
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    pub fn task_id(&self) -> String {
+        self.events
+            .first()
+            .map(|e| e.task_id.0.clone())
+            .unwrap_or_else(|| panic!("no events; stderr: {}", self.stderr()))
+    }
+
+    pub fn finished(&self) -> (TaskStatus, String) {
+        self.events
+            .iter()
+            .find_map(|e| match &e.msg {
+                EventMsg::TaskFinished(f) => Some((f.status, f.summary.clone())),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no task_finished; stderr: {}", self.stderr()))
+    }
+
+    pub fn kinds(&self) -> Vec<&'static str> {
+        self.events.iter().map(|e| e.msg.kind()).collect()
+    }
+
+    pub fn tool_ends(&self) -> Vec<&bosun_protocol::ToolCallEnd> {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.msg {
+                EventMsg::ToolCallEnd(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn worktree(&self) -> PathBuf {
+        self.events
+            .iter()
+            .find_map(|e| match &e.msg {
+                EventMsg::TaskStarted(t) => Some(PathBuf::from(&t.worktree)),
+                _ => None,
+            })
+            .expect("task_started")
+    }
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let repo = bosun_testkit::fixture_repo(&dir.path().join("repo")).unwrap();
+        Env { dir, home, repo }
+    }
+
+    pub fn bosun(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bosun"));
+        cmd.env("BOSUN_HOME", &self.home)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env("NO_COLOR", "1");
+        cmd
+    }
+
+    /// `bosun run --json` against the mock server with the OpenAI wire format.
+    pub fn run(&self, server: &MockModelServer, prompt: &str, extra: &[&str]) -> Run {
+        let base = format!("{}/v1", server.url());
+        let mut args = vec![
+            "run",
+            "--json",
+            "--repo",
+            path_str(&self.repo),
+            "--prompt",
+            prompt,
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+        ];
+        args.extend_from_slice(extra);
+        self.run_args(&args)
+    }
+
+    pub fn run_args(&self, args: &[&str]) -> Run {
+        let output = self.bosun().args(args).output().unwrap();
+        let events = parse_events(&output.stdout);
+        Run { events, output }
+    }
+
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let out = self.bosun().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "bosun {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    pub fn text(&self, args: &[&str]) -> (bool, String, String) {
+        let out = self.bosun().args(args).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+pub fn parse_events(stdout: &[u8]) -> Vec<Event> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad event line {l:?}: {e}")))
+        .collect()
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn call(id: &str, name: &str, args: serde_json::Value) -> MockToolCall {
+    MockToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+pub fn tools(calls: Vec<MockToolCall>) -> MockReply {
+    MockReply::Reply {
+        text: String::new(),
+        tool_calls: calls,
+        usage: usage(100, 20),
+        chunk_delay_ms: 0,
+        cut_after_events: None,
+    }
+}
+
+pub fn text(t: &str) -> MockReply {
+    MockReply::Reply {
+        text: t.into(),
+        tool_calls: vec![],
+        usage: usage(120, 10),
+        chunk_delay_ms: 0,
+        cut_after_events: None,
+    }
+}
+
+pub fn usage(input: u64, output: u64) -> MockUsage {
+    MockUsage {
+        input_tokens: input,
+        output_tokens: output,
+        ..Default::default()
+    }
+}
+
+/// The user's checkout as git sees it: status, HEAD, index bytes and branches (minus Bosun's).
+pub fn checkout_state(repo: &Path) -> (String, String, Vec<u8>, String) {
+    let branches: String = git(repo, &["branch", "--format=%(refname)"])
+        .lines()
+        .filter(|b| !b.starts_with("refs/heads/bosun/"))
+        .map(|b| format!("{b}\n"))
+        .collect();
+    (
+        git(
+            repo,
+            &[
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "--untracked-files=all",
+            ],
+        ),
+        git(repo, &["rev-parse", "HEAD"]),
+        std::fs::read(repo.join(".git/index")).unwrap(),
+        branches,
+    )
+}
+
+/// The messages of a recorded OpenAI request.
+pub fn messages(req: &bosun_testkit::RecordedRequest) -> Vec<serde_json::Value> {
+    req.body["messages"].as_array().cloned().unwrap_or_default()
+}

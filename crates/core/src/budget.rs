@@ -1,0 +1,68 @@
+use bosun_model::PriceTable;
+use bosun_protocol::{TokenUsage, UsageEvent};
+
+/// Counts tokens and dollars for a task and says when a limit is reached.
+pub struct Budget {
+    prices: PriceTable,
+    max_steps: u32,
+    max_cost_usd: Option<f64>,
+    steps: u32,
+    total: TokenUsage,
+    total_cost_usd: f64,
+}
+
+impl Budget {
+    pub fn new(prices: PriceTable, max_steps: u32, max_cost_usd: Option<f64>) -> Self {
+        Budget {
+            prices,
+            max_steps,
+            max_cost_usd,
+            steps: 0,
+            total: TokenUsage::default(),
+            total_cost_usd: 0.0,
+        }
+    }
+
+    /// Counts one model request; false when the step limit was already reached.
+    pub fn take_step(&mut self) -> bool {
+        if self.steps >= self.max_steps {
+            return false;
+        }
+        self.steps += 1;
+        true
+    }
+
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    pub fn max_steps(&self) -> u32 {
+        self.max_steps
+    }
+
+    /// Prices one response and adds it to the task's totals.
+    pub fn record(&mut self, model: &str, usage: &TokenUsage) -> UsageEvent {
+        let cost = self.prices.cost(model, usage);
+        self.total.add(usage);
+        self.total_cost_usd += cost.usd;
+        UsageEvent {
+            model: model.to_string(),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cache_write_tokens: usage.cache_write_tokens,
+            cost_usd: cost.usd,
+            total_cost_usd: self.total_cost_usd,
+            priced: cost.priced,
+        }
+    }
+
+    pub fn total_cost_usd(&self) -> f64 {
+        self.total_cost_usd
+    }
+
+    /// The cost limit, when the task has gone past it.
+    pub fn cost_exceeded(&self) -> Option<f64> {
+        self.max_cost_usd.filter(|max| self.total_cost_usd > *max)
+    }
+}

@@ -1,0 +1,84 @@
+//! Checkpoints after tool calls that changed the worktree.
+
+use crate::{CoreError, Emitter};
+use bosun_protocol::{CallId, CheckpointCreated, EventMsg};
+use bosun_tools::Touched;
+use bosun_workspace::{ChangeHint, TaskWorktree};
+
+/// Owns the task's worktree between tool calls; git work runs on the blocking pool.
+pub struct Checkpointer {
+    worktree: Option<TaskWorktree>,
+}
+
+impl Checkpointer {
+    pub fn new(worktree: TaskWorktree) -> Self {
+        Checkpointer {
+            worktree: Some(worktree),
+        }
+    }
+
+    /// Writes a checkpoint if `touched` says something may have changed, and emits
+    /// `checkpoint_created` when something did.
+    pub async fn after_tool(
+        &mut self,
+        touched: Touched,
+        tool: &str,
+        call_id: &str,
+        emitter: &Emitter,
+    ) -> Result<(), CoreError> {
+        let message = format!("bosun: after {tool} ({call_id})");
+        self.write(touched, message, Some(call_id), emitter).await
+    }
+
+    /// At the end of a task: catches changes no tool reported (a background process that kept
+    /// writing after its command returned), so the last checkpoint is the final state.
+    pub async fn final_state(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        self.write(Touched::Unknown, "bosun: final state".into(), None, emitter)
+            .await
+    }
+
+    async fn write(
+        &mut self,
+        touched: Touched,
+        message: String,
+        call_id: Option<&str>,
+        emitter: &Emitter,
+    ) -> Result<(), CoreError> {
+        let hint = match touched {
+            Touched::Nothing => return Ok(()),
+            Touched::Paths(p) if p.is_empty() => return Ok(()),
+            Touched::Paths(p) => ChangeHint::Paths(p),
+            Touched::Unknown => ChangeHint::Unknown,
+        };
+        let mut wt = self
+            .worktree
+            .take()
+            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
+        let (wt, result) = tokio::task::spawn_blocking(move || {
+            let r = wt.checkpoint(&hint, &message);
+            (wt, r)
+        })
+        .await
+        .map_err(|e| CoreError::Internal(format!("checkpoint thread failed: {e}")))?;
+        self.worktree = Some(wt);
+        if let Some(cp) = result? {
+            emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
+                checkpoint: cp.n,
+                commit: cp.commit,
+                files: cp.files,
+                call_id: call_id.map(|c| CallId(c.to_string())),
+            }))?;
+        }
+        Ok(())
+    }
+
+    /// Gives the worktree back for recycling once the task is over.
+    pub async fn release(mut self) -> Result<(), CoreError> {
+        if let Some(wt) = self.worktree.take() {
+            tokio::task::spawn_blocking(move || wt.release())
+                .await
+                .map_err(|e| CoreError::Internal(format!("release thread failed: {e}")))??;
+        }
+        Ok(())
+    }
+}

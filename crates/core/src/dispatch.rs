@@ -1,0 +1,227 @@
+//! One tool call: arguments → tool lookup → policy → tool → begin/end events → the result the
+//! model is told. Begin and end come from one [`CallEvents`], so what the UI shows and what the
+//! model is told cannot drift.
+
+use crate::{CoreError, Emitter};
+use bosun_model::{ChatMessage, ToolCall};
+use bosun_policy::{Decision, Policy};
+use bosun_protocol::{
+    CallId, EventMsg, OutputStream, PlanItem, ToolCallBegin, ToolCallEnd, ToolCallStatus,
+    ToolOutputDelta,
+};
+use bosun_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry, Touched};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// What the loop needs from a finished tool call.
+pub struct Dispatched {
+    /// The tool result for the conversation.
+    pub message: ChatMessage,
+    pub touched: Touched,
+    pub plan: Option<Vec<PlanItem>>,
+    pub tool: String,
+}
+
+/// Everything a tool call runs with.
+pub struct DispatchEnv<'a> {
+    pub registry: &'a ToolRegistry,
+    pub policy: &'a Policy,
+    pub emitter: &'a Arc<Emitter>,
+    pub worktree: PathBuf,
+    pub cancel: &'a CancellationToken,
+    pub env_remove: Vec<String>,
+}
+
+struct CallEvents<'a> {
+    emitter: &'a Emitter,
+    call_id: CallId,
+    started: Instant,
+}
+
+impl<'a> CallEvents<'a> {
+    fn begin(
+        emitter: &'a Emitter,
+        call: &ToolCall,
+        args: &serde_json::Value,
+        recovered: bool,
+    ) -> Result<Self, CoreError> {
+        let call_id = CallId(call.id.clone());
+        emitter.emit(EventMsg::ToolCallBegin(ToolCallBegin {
+            call_id: call_id.clone(),
+            tool: call.name.clone(),
+            args: args.clone(),
+            recovered,
+        }))?;
+        Ok(CallEvents {
+            emitter,
+            call_id,
+            started: Instant::now(),
+        })
+    }
+
+    /// Emits the end event and returns the conversation message with the same content.
+    fn end(
+        self,
+        status: ToolCallStatus,
+        exit_code: Option<i32>,
+        error: Option<String>,
+        output: String,
+    ) -> Result<ChatMessage, CoreError> {
+        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.emitter.emit(EventMsg::ToolCallEnd(ToolCallEnd {
+            call_id: self.call_id.clone(),
+            status,
+            exit_code,
+            error: error.clone(),
+            output: output.clone(),
+            duration_ms,
+        }))?;
+        let is_error = status != ToolCallStatus::Success;
+        let content = match (error, output.is_empty()) {
+            (Some(e), true) => format!("error: {e}"),
+            (Some(e), false) => format!("error: {e}\n{output}"),
+            (None, _) => output,
+        };
+        Ok(ChatMessage::Tool {
+            call_id: self.call_id.0,
+            content,
+            is_error,
+        })
+    }
+
+    fn fail(self, message: String) -> Result<ChatMessage, CoreError> {
+        self.end(ToolCallStatus::Error, None, Some(message), String::new())
+    }
+}
+
+/// Parses the arguments as the model sent them. Empty arguments mean `{}`; text that is not JSON
+/// is kept as a string so the journal shows what the model actually wrote.
+fn parse_args(raw: &str) -> Result<serde_json::Value, (serde_json::Value, String)> {
+    if raw.trim().is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+        Ok(other) => Err((
+            other,
+            "the arguments must be a JSON object with the tool's parameters".into(),
+        )),
+        Err(e) => Err((
+            serde_json::Value::String(raw.to_string()),
+            format!("the arguments were not valid JSON ({e}); send them again as one JSON object"),
+        )),
+    }
+}
+
+pub async fn dispatch(
+    call: &ToolCall,
+    recovered: bool,
+    env: &DispatchEnv<'_>,
+) -> Result<Dispatched, CoreError> {
+    let emitter: &Emitter = env.emitter;
+    let nothing = |message| Dispatched {
+        message,
+        touched: Touched::Nothing,
+        plan: None,
+        tool: call.name.clone(),
+    };
+    let args = match parse_args(&call.arguments) {
+        Ok(a) => a,
+        Err((shown, why)) => {
+            let events = CallEvents::begin(emitter, call, &shown, recovered)?;
+            return Ok(nothing(events.fail(why)?));
+        }
+    };
+    let events = CallEvents::begin(emitter, call, &args, recovered)?;
+    let Some(handler) = env.registry.get(&call.name) else {
+        let known: Vec<String> = env.registry.specs().into_iter().map(|s| s.name).collect();
+        return Ok(nothing(events.fail(format!(
+            "there is no tool named {:?}; the tools are: {}",
+            call.name,
+            known.join(", ")
+        ))?));
+    };
+    let action = match handler.action(&args) {
+        Ok(a) => a,
+        Err(ToolError::Model(m)) => return Ok(nothing(events.fail(m)?)),
+        Err(ToolError::Fatal(m)) => {
+            events.fail(m.clone())?;
+            return Err(CoreError::Tool(m));
+        }
+    };
+    let decision = env.policy.decide(&action);
+    if decision.decision != Decision::Allow {
+        // Approvals build on this seam; until then anything not allowed is refused.
+        let why = format!(
+            "not allowed by the policy ({}, from {})",
+            decision.rule, decision.source
+        );
+        let message = events.end(ToolCallStatus::Denied, None, Some(why), String::new())?;
+        return Ok(nothing(message));
+    }
+
+    let sink_emitter = Arc::clone(env.emitter);
+    let sink_call = CallId(call.id.clone());
+    let ctx = ToolContext {
+        worktree: env.worktree.clone(),
+        call_id: CallId(call.id.clone()),
+        cancel: env.cancel.child_token(),
+        output: Arc::new(move |stream: OutputStream, chunk: String| {
+            sink_emitter.emit_quietly(EventMsg::ToolOutputDelta(ToolOutputDelta {
+                call_id: sink_call.clone(),
+                stream,
+                chunk,
+            }));
+        }),
+        default_timeout: Duration::from_secs(120),
+        max_timeout: Duration::from_secs(600),
+        env: Vec::new(),
+        env_remove: env.env_remove.clone(),
+    };
+    match handler.handle(args, &ctx).await {
+        Ok(ToolOutput {
+            content,
+            status,
+            exit_code,
+            touched,
+            plan,
+        }) => {
+            emitter.check()?;
+            let error = match status {
+                ToolCallStatus::Success => None,
+                ToolCallStatus::TimedOut => Some("timed out; the command was killed".into()),
+                _ => exit_code.map(|c| format!("exit code {c}")),
+            };
+            let message = events.end(status, exit_code, error, content)?;
+            Ok(Dispatched {
+                message,
+                touched,
+                plan,
+                tool: call.name.clone(),
+            })
+        }
+        Err(ToolError::Model(m)) => Ok(nothing(events.fail(m)?)),
+        Err(ToolError::Fatal(m)) => {
+            events.fail(m.clone())?;
+            Err(CoreError::Tool(m))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_args;
+
+    #[test]
+    fn arguments_are_parsed_leniently_but_never_guessed() {
+        assert_eq!(parse_args("").ok(), Some(serde_json::json!({})));
+        assert!(parse_args("{\"path\": \"a\"}").is_ok());
+        let (shown, why) = parse_args("{\"path\": ").err().unwrap_or_default();
+        assert_eq!(shown, serde_json::json!("{\"path\": "));
+        assert!(why.contains("not valid JSON"), "{why}");
+        let (_, why) = parse_args("[1]").err().unwrap_or_default();
+        assert!(why.contains("JSON object"), "{why}");
+    }
+}

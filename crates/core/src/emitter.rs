@@ -1,0 +1,88 @@
+use crate::CoreError;
+use bosun_protocol::{Event, EventMsg, TaskId};
+use bosun_store::{Store, now_rfc3339};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// The one place a task's events come from: it numbers them, appends each to the journal, and
+/// only then delivers it to the frontend. If the journal fails, the event is not delivered and
+/// the failure is kept so the loop stops at its next step.
+pub struct Emitter {
+    task_id: TaskId,
+    store: Arc<Store>,
+    state: Mutex<EmitterState>,
+    sink: mpsc::UnboundedSender<Event>,
+}
+
+struct EmitterState {
+    seq: u64,
+    failure: Option<String>,
+}
+
+impl Emitter {
+    pub fn new(
+        task_id: TaskId,
+        store: Arc<Store>,
+        last_seq: u64,
+        sink: mpsc::UnboundedSender<Event>,
+    ) -> Self {
+        Emitter {
+            task_id,
+            store,
+            state: Mutex::new(EmitterState {
+                seq: last_seq,
+                failure: None,
+            }),
+            sink,
+        }
+    }
+
+    pub fn task_id(&self) -> &TaskId {
+        &self.task_id
+    }
+
+    /// Journals then delivers one event.
+    pub fn emit(&self, msg: EventMsg) -> Result<Event, CoreError> {
+        let mut state = self
+            .state
+            .lock()
+            .map_err(|_| CoreError::Internal("event emitter lock poisoned".into()))?;
+        if let Some(failure) = &state.failure {
+            return Err(CoreError::Internal(format!(
+                "the journal failed earlier: {failure}"
+            )));
+        }
+        let event = Event {
+            seq: state.seq + 1,
+            task_id: self.task_id.clone(),
+            ts: now_rfc3339(),
+            msg,
+        };
+        if let Err(e) = self.store.append_event(&event) {
+            state.failure = Some(e.to_string());
+            return Err(CoreError::Store(e));
+        }
+        state.seq = event.seq;
+        // A frontend that went away does not stop the task: the journal has the event.
+        let _ = self.sink.send(event.clone());
+        Ok(event)
+    }
+
+    /// For callbacks that cannot return an error (streamed deltas): the failure is remembered and
+    /// reported by [`Emitter::check`].
+    pub fn emit_quietly(&self, msg: EventMsg) {
+        let _ = self.emit(msg);
+    }
+
+    /// Fails if an earlier emit could not be journaled.
+    pub fn check(&self) -> Result<(), CoreError> {
+        let state = self
+            .state
+            .lock()
+            .map_err(|_| CoreError::Internal("event emitter lock poisoned".into()))?;
+        match &state.failure {
+            Some(f) => Err(CoreError::Internal(format!("the journal failed: {f}"))),
+            None => Ok(()),
+        }
+    }
+}

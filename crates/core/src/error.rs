@@ -1,0 +1,34 @@
+use thiserror::Error;
+
+/// A fault of Bosun itself (or of its setup) that stops a task. Errors of the model's making
+/// (bad tool arguments, unknown tools, failing commands) never become a `CoreError`: they go back
+/// to the model as tool results.
+#[derive(Debug, Error)]
+pub enum CoreError {
+    #[error("{0}")]
+    Workspace(#[from] bosun_workspace::WorkspaceError),
+    #[error("the journal failed: {0}")]
+    Store(#[from] bosun_store::StoreError),
+    #[error("{0}")]
+    Model(#[from] bosun_model::ModelError),
+    #[error("tool failed inside Bosun: {0}")]
+    Tool(String),
+    #[error("configuration error: {0}")]
+    Config(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl CoreError {
+    /// A stable code for `error{code, message}` events.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CoreError::Workspace(_) => "worktree_error",
+            CoreError::Store(_) => "journal_error",
+            CoreError::Model(e) => e.code(),
+            CoreError::Tool(_) => "tool_fault",
+            CoreError::Config(_) => "config_error",
+            CoreError::Internal(_) => "internal_error",
+        }
+    }
+}

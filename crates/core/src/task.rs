@@ -1,0 +1,362 @@
+//! A task: setup (repository, base, worktree, journal row) and the loop.
+
+use crate::checkpoint::Checkpointer;
+use crate::dispatch::{DispatchEnv, dispatch};
+use crate::turn::{TurnResult, run_turn};
+use crate::{Budget, CoreError, Emitter};
+use bosun_model::{ChatMessage, ModelClient, ModelRequest, PriceTable, ProviderConfig, ToolCall};
+use bosun_policy::Policy;
+use bosun_protocol::{
+    AssistantMessage, ErrorEvent, Event, EventMsg, Op, PlanUpdated, TaskFinished, TaskId,
+    TaskStarted, TaskStatus, UserMessage,
+};
+use bosun_store::{NewTask, Store, now_rfc3339, process_start_time};
+use bosun_tools::ToolRegistry;
+use bosun_workspace::TaskWorktree;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// What to run.
+pub struct TaskSpec {
+    /// `$BOSUN_HOME`: worktrees, the journal and private indexes live here.
+    pub home: PathBuf,
+    /// Any path inside the user's repository.
+    pub repo: PathBuf,
+    pub prompt: String,
+    /// Base ref or commit; default the repository's HEAD.
+    pub base: Option<String>,
+    pub provider: ProviderConfig,
+    /// At most this many model requests.
+    pub max_steps: u32,
+    pub max_cost_usd: Option<f64>,
+    pub policy: Policy,
+    /// Environment variables a command must not see (e.g. the provider's key variable).
+    pub env_remove: Vec<String>,
+}
+
+/// A running task: submit ops, consume events, await the outcome.
+pub struct TaskHandle {
+    pub task_id: TaskId,
+    pub ops: mpsc::UnboundedSender<Op>,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub join: JoinHandle<Result<TaskOutcome, CoreError>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOutcome {
+    pub status: TaskStatus,
+    pub summary: String,
+}
+
+/// A new task id: a lowercase ULID, sortable by creation time.
+pub fn new_task_id() -> TaskId {
+    TaskId(ulid::Ulid::new().to_string().to_lowercase())
+}
+
+/// The price table: built-in, overridden by `$BOSUN_HOME/prices.toml` when present.
+pub fn load_prices(home: &Path) -> Result<PriceTable, CoreError> {
+    let mut prices = PriceTable::builtin();
+    let path = home.join("prices.toml");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let user = PriceTable::from_toml(&text)
+            .map_err(|e| CoreError::Config(format!("{} is not valid: {e}", path.display())))?;
+        prices.merge(user);
+    }
+    Ok(prices)
+}
+
+/// Sets a task up (worktree, journal row, first events) and starts its loop.
+pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
+    let client = bosun_model::client(spec.provider.clone())?;
+    let prices = load_prices(&spec.home)?;
+    let task_id = new_task_id();
+
+    let (repo, base) = (spec.repo.clone(), spec.base.clone());
+    let (home, id) = (spec.home.clone(), task_id.0.clone());
+    let worktree = tokio::task::spawn_blocking(move || -> Result<TaskWorktree, CoreError> {
+        let root = bosun_workspace::resolve_repo(&repo)?;
+        let base_commit = bosun_workspace::resolve_base(&root, base.as_deref())?;
+        Ok(TaskWorktree::create(&home, &root, &id, &base_commit)?)
+    })
+    .await
+    .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
+
+    let pid = std::process::id();
+    let new_task = NewTask {
+        id: task_id.clone(),
+        repo: worktree.repo_root.display().to_string(),
+        prompt: spec.prompt.clone(),
+        base_commit: worktree.base_commit.clone(),
+        branch: worktree.branch.clone(),
+        worktree: worktree.worktree.display().to_string(),
+        provider: spec.provider.name.clone(),
+        model: spec.provider.model.clone(),
+        created_at: now_rfc3339(),
+        owner_pid: pid,
+        owner_started: process_start_time(pid),
+        max_steps: spec.max_steps,
+        max_cost_usd: spec.max_cost_usd,
+    };
+    if let Err(e) = store.create_task(&new_task) {
+        let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
+        return Err(e.into());
+    }
+
+    let (tx, rx) = mpsc::unbounded_channel();
+    let emitter = Arc::new(Emitter::new(task_id.clone(), store, 0, tx));
+    emitter.emit(EventMsg::TaskStarted(TaskStarted {
+        repo: new_task.repo.clone(),
+        base_commit: new_task.base_commit.clone(),
+        branch: new_task.branch.clone(),
+        worktree: new_task.worktree.clone(),
+        prompt: spec.prompt.clone(),
+        provider: spec.provider.name.clone(),
+        model: spec.provider.model.clone(),
+    }))?;
+    emitter.emit(EventMsg::UserMessage(UserMessage {
+        text: spec.prompt.clone(),
+    }))?;
+
+    let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let pending = Arc::new(Mutex::new(Vec::new()));
+    tokio::spawn(watch_ops(ops_rx, cancel.clone(), Arc::clone(&pending)));
+
+    let run = TaskRun {
+        worktree_path: worktree.worktree.clone(),
+        checkpointer: Checkpointer::new(worktree),
+        client,
+        registry: ToolRegistry::builtin(),
+        policy: spec.policy,
+        budget: Budget::new(prices, spec.max_steps, spec.max_cost_usd),
+        emitter,
+        cancel,
+        pending,
+        env_remove: spec.env_remove,
+    };
+    let join = tokio::spawn(run.run(spec.prompt));
+    Ok(TaskHandle {
+        task_id,
+        ops: ops_tx,
+        events: rx,
+        join,
+    })
+}
+
+async fn watch_ops(
+    mut ops: mpsc::UnboundedReceiver<Op>,
+    cancel: CancellationToken,
+    pending: Arc<Mutex<Vec<String>>>,
+) {
+    while let Some(op) = ops.recv().await {
+        match op {
+            Op::Interrupt => cancel.cancel(),
+            Op::UserMessage(m) => {
+                if let Ok(mut p) = pending.lock() {
+                    p.push(m.text);
+                }
+            }
+        }
+    }
+}
+
+struct TaskRun {
+    worktree_path: PathBuf,
+    checkpointer: Checkpointer,
+    client: Arc<dyn ModelClient>,
+    registry: ToolRegistry,
+    policy: Policy,
+    budget: Budget,
+    emitter: Arc<Emitter>,
+    cancel: CancellationToken,
+    pending: Arc<Mutex<Vec<String>>>,
+    env_remove: Vec<String>,
+}
+
+impl TaskRun {
+    async fn run(mut self, prompt: String) -> Result<TaskOutcome, CoreError> {
+        let outcome = match self.run_loop(prompt).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                // Bosun's own fault: say so, then finish the task as failed if the journal allows.
+                let message = e.to_string();
+                let _ = self.emitter.emit(EventMsg::Error(ErrorEvent {
+                    code: e.code().into(),
+                    message: message.clone(),
+                }));
+                TaskOutcome {
+                    status: TaskStatus::Failed,
+                    summary: message,
+                }
+            }
+        };
+        if let Err(e) = self.checkpointer.final_state(&self.emitter).await {
+            let _ = self.emitter.emit(EventMsg::Error(ErrorEvent {
+                code: e.code().into(),
+                message: format!("the final checkpoint failed: {e}"),
+            }));
+        }
+        self.emitter.emit(EventMsg::TaskFinished(TaskFinished {
+            status: outcome.status,
+            summary: outcome.summary.clone(),
+        }))?;
+        self.checkpointer.release().await?;
+        Ok(outcome)
+    }
+
+    async fn run_loop(&mut self, prompt: String) -> Result<TaskOutcome, CoreError> {
+        let system = bosun_context::system_prompt(&self.worktree_path);
+        let tools = self.registry.specs();
+        let mut messages = vec![ChatMessage::User { content: prompt }];
+        let interrupted = || TaskOutcome {
+            status: TaskStatus::Interrupted,
+            summary: "stopped by the user".into(),
+        };
+        loop {
+            let queued: Vec<String> = match self.pending.lock() {
+                Ok(mut p) => p.drain(..).collect(),
+                Err(_) => return Err(CoreError::Internal("user message queue poisoned".into())),
+            };
+            for text in queued {
+                self.emitter
+                    .emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
+                messages.push(ChatMessage::User { content: text });
+            }
+            if self.cancel.is_cancelled() {
+                return Ok(interrupted());
+            }
+            if !self.budget.take_step() {
+                return Ok(TaskOutcome {
+                    status: TaskStatus::MaxSteps,
+                    summary: format!(
+                        "stopped after {} model requests (the step limit; raise it with --max-steps)",
+                        self.budget.max_steps()
+                    ),
+                });
+            }
+            let request = ModelRequest {
+                system: system.clone(),
+                messages: messages.clone(),
+                tools: tools.clone(),
+            };
+            let response =
+                match run_turn(self.client.as_ref(), &request, &self.emitter, &self.cancel).await {
+                    Ok(TurnResult::Response(r)) => r,
+                    Ok(TurnResult::Interrupted) => return Ok(interrupted()),
+                    Err(CoreError::Model(e)) => {
+                        let message = e.to_string();
+                        self.emitter.emit(EventMsg::Error(ErrorEvent {
+                            code: e.code().into(),
+                            message: message.clone(),
+                        }))?;
+                        return Ok(TaskOutcome {
+                            status: TaskStatus::Failed,
+                            summary: message,
+                        });
+                    }
+                    Err(e) => return Err(e),
+                };
+
+            let model = if response.model.is_empty() {
+                self.client.model().to_string()
+            } else {
+                response.model.clone()
+            };
+            let usage = self.budget.record(&model, &response.usage);
+            self.emitter.emit(EventMsg::Usage(usage))?;
+
+            let (calls, recovered, text, invalid) = if response.tool_calls.is_empty() {
+                let found = bosun_model::recover_tool_calls(&response.text, &tools);
+                if found.calls.is_empty() {
+                    (Vec::new(), false, response.text.clone(), found.invalid)
+                } else {
+                    (found.calls, true, found.remaining_text, Vec::new())
+                }
+            } else {
+                (
+                    response.tool_calls.clone(),
+                    false,
+                    response.text.clone(),
+                    Vec::new(),
+                )
+            };
+            if !text.trim().is_empty() {
+                self.emitter
+                    .emit(EventMsg::AssistantMessage(AssistantMessage {
+                        text: text.clone(),
+                    }))?;
+            }
+            messages.push(ChatMessage::Assistant {
+                content: text.clone(),
+                tool_calls: calls.clone(),
+            });
+
+            if let Some(max) = self.budget.cost_exceeded() {
+                skip_calls(
+                    &mut messages,
+                    &calls,
+                    "not run: the task's cost limit was reached",
+                );
+                return Ok(TaskOutcome {
+                    status: TaskStatus::BudgetExceeded,
+                    summary: format!(
+                        "stopped: the task cost ${:.4}, over its limit of ${max:.4} (--max-cost-usd)",
+                        self.budget.total_cost_usd()
+                    ),
+                });
+            }
+            if calls.is_empty() {
+                if !invalid.is_empty() {
+                    messages.push(ChatMessage::User {
+                        content: format!(
+                            "Your tool call could not be run:\n{}\nCall the tool again with valid arguments.",
+                            invalid.join("\n")
+                        ),
+                    });
+                    continue;
+                }
+                return Ok(TaskOutcome {
+                    status: TaskStatus::Completed,
+                    summary: text.trim().to_string(),
+                });
+            }
+            for (i, call) in calls.iter().enumerate() {
+                if self.cancel.is_cancelled() {
+                    skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
+                    return Ok(interrupted());
+                }
+                let env = DispatchEnv {
+                    registry: &self.registry,
+                    policy: &self.policy,
+                    emitter: &self.emitter,
+                    worktree: self.worktree_path.clone(),
+                    cancel: &self.cancel,
+                    env_remove: self.env_remove.clone(),
+                };
+                let done = dispatch(call, recovered, &env).await?;
+                messages.push(done.message);
+                self.checkpointer
+                    .after_tool(done.touched, &done.tool, &call.id, &self.emitter)
+                    .await?;
+                if let Some(items) = done.plan {
+                    self.emitter
+                        .emit(EventMsg::PlanUpdated(PlanUpdated { items }))?;
+                }
+            }
+        }
+    }
+}
+
+/// Tool calls that will not run still get a result, so the conversation stays well-formed.
+fn skip_calls(messages: &mut Vec<ChatMessage>, calls: &[ToolCall], why: &str) {
+    for call in calls {
+        messages.push(ChatMessage::Tool {
+            call_id: call.id.clone(),
+            content: why.to_string(),
+            is_error: true,
+        });
+    }
+}

@@ -1,0 +1,191 @@
+//! `run_command`: spawn, stream, capture, time out, cancel, and leave no process behind.
+
+use crate::capture::Capture;
+use crate::{CommandOutcome, CommandSpec, ExecError, OutputStream, group};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::time::{Instant, sleep_until};
+use tokio_util::sync::CancellationToken;
+
+/// Between SIGTERM and SIGKILL on timeout or cancel.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+/// After the command exits, how long background jobs that still hold its stdout/stderr may keep
+/// them open before the group is killed and reading stops.
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Why the command was stopped before it finished on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    TimedOut,
+    Cancelled,
+}
+
+/// Runs `bash -c <spec.command>` in `spec.cwd` with stdin from /dev/null, in its own process
+/// group. Output chunks go to `on_output` as they arrive (up to `spec.stream_cap_bytes`), and a
+/// bounded head and tail of the combined output come back in the [`CommandOutcome`].
+///
+/// On timeout or when `cancel` fires, the whole group gets SIGTERM, then SIGKILL after a short
+/// grace. Background jobs that keep the output pipes open after the command exits are killed
+/// after a brief wait. Dropping the returned future kills the group too.
+pub async fn run_command(
+    spec: &CommandSpec,
+    cancel: &CancellationToken,
+    on_output: &(dyn Fn(OutputStream, &[u8]) + Send + Sync),
+) -> Result<CommandOutcome, ExecError> {
+    if !spec.cwd.is_dir() {
+        return Err(ExecError::MissingCwd(spec.cwd.clone()));
+    }
+    let started = Instant::now();
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(&spec.command)
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    for key in &spec.env_remove {
+        cmd.env_remove(key);
+    }
+    for (key, value) in &spec.env {
+        cmd.env(key, value);
+    }
+    let mut child = cmd.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound && spec.cwd.is_dir() {
+            ExecError::BashMissing
+        } else {
+            ExecError::Spawn {
+                cwd: spec.cwd.clone(),
+                source,
+            }
+        }
+    })?;
+    let pgid = child.id().unwrap_or(0);
+    let mut guard = GroupGuard { pgid, armed: true };
+    let (Some(mut stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        group::kill(pgid);
+        return Err(ExecError::Spawn {
+            cwd: spec.cwd.clone(),
+            source: std::io::Error::other("the child's output pipes were not created"),
+        });
+    };
+
+    let far = started + Duration::from_secs(60 * 60 * 24 * 365);
+    let deadline = started.checked_add(spec.timeout).unwrap_or(far).min(far);
+    let mut sink = Sink {
+        capture: Capture::new(spec.keep_head_bytes, spec.keep_tail_bytes),
+        delivered: 0,
+        cap: spec.stream_cap_bytes,
+        on_output,
+    };
+    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut err_buf = vec![0u8; READ_CHUNK];
+    let (mut out_open, mut err_open) = (true, true);
+    let mut status: Option<ExitStatus> = None;
+    let mut stop: Option<Stop> = None;
+    let mut kill_at: Option<Instant> = None;
+    let mut drain_until: Option<Instant> = None;
+
+    loop {
+        if status.is_some() && !out_open && !err_open {
+            break;
+        }
+        let running = status.is_none();
+        tokio::select! {
+            read = stdout.read(&mut out_buf), if out_open => match read {
+                Ok(n) if n > 0 => sink.push(OutputStream::Stdout, &out_buf[..n]),
+                _ => out_open = false,
+            },
+            read = stderr.read(&mut err_buf), if err_open => match read {
+                Ok(n) if n > 0 => sink.push(OutputStream::Stderr, &err_buf[..n]),
+                _ => err_open = false,
+            },
+            waited = child.wait(), if running => match waited {
+                Ok(exit) => {
+                    status = Some(exit);
+                    drain_until = Some(Instant::now() + DRAIN_GRACE);
+                }
+                Err(e) => return Err(ExecError::Wait(e)),
+            },
+            _ = sleep_until(deadline), if running && stop.is_none() => {
+                stop = Some(Stop::TimedOut);
+                group::terminate(pgid);
+                kill_at = Some(Instant::now() + KILL_GRACE);
+            },
+            _ = cancel.cancelled(), if running && stop.is_none() => {
+                stop = Some(Stop::Cancelled);
+                group::terminate(pgid);
+                kill_at = Some(Instant::now() + KILL_GRACE);
+            },
+            _ = sleep_until(kill_at.unwrap_or(far)), if kill_at.is_some() => {
+                group::kill(pgid);
+                kill_at = None;
+            },
+            _ = sleep_until(drain_until.unwrap_or(far)), if drain_until.is_some() => {
+                // Background jobs still hold the pipes: end them and stop reading.
+                group::kill(pgid);
+                break;
+            },
+        }
+    }
+    if stop.is_some() {
+        // The command was stopped: nothing it started may outlive it.
+        group::kill(pgid);
+    }
+    guard.armed = false;
+
+    let (head, tail, omitted_bytes) = sink.capture.into_parts();
+    let (exit_code, signal) = match status {
+        Some(s) => (s.code(), s.signal()),
+        None => (None, None),
+    };
+    Ok(CommandOutcome {
+        exit_code,
+        signal,
+        timed_out: stop == Some(Stop::TimedOut),
+        cancelled: stop == Some(Stop::Cancelled),
+        total_bytes: head.len() as u64 + tail.len() as u64 + omitted_bytes,
+        head,
+        tail,
+        omitted_bytes,
+        duration: started.elapsed(),
+    })
+}
+
+/// Delivers chunks to the caller up to the stream cap and keeps the bounded capture.
+struct Sink<'a> {
+    capture: Capture,
+    delivered: usize,
+    cap: usize,
+    on_output: &'a (dyn Fn(OutputStream, &[u8]) + Send + Sync),
+}
+
+impl Sink<'_> {
+    fn push(&mut self, stream: OutputStream, bytes: &[u8]) {
+        self.capture.push(bytes);
+        let n = bytes.len().min(self.cap - self.delivered);
+        if n > 0 {
+            (self.on_output)(stream, &bytes[..n]);
+            self.delivered += n;
+        }
+    }
+}
+
+/// Kills the process group if `run_command` is abandoned midway (its future dropped, or an
+/// early error return).
+struct GroupGuard {
+    pgid: u32,
+    armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            group::kill(self.pgid);
+        }
+    }
+}

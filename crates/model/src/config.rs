@@ -1,0 +1,209 @@
+//! How to reach one model: which wire format, where, with which key, how patiently.
+
+use crate::ModelError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ApiKind {
+    /// OpenAI Chat Completions (`POST {base_url}/chat/completions`); also Ollama, llama.cpp,
+    /// vLLM, LM Studio, OpenRouter and any other OpenAI-compatible server.
+    #[serde(rename = "openai-chat")]
+    OpenAiChat,
+    /// Anthropic Messages (`POST {base_url}/v1/messages`).
+    #[serde(rename = "anthropic")]
+    Anthropic,
+}
+
+impl ApiKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ApiKind::OpenAiChat => "openai-chat",
+            ApiKind::Anthropic => "anthropic",
+        }
+    }
+}
+
+impl fmt::Display for ApiKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ApiKind {
+    type Err = ModelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "openai-chat" | "openai" | "openai-compat" | "openai_chat" => Ok(ApiKind::OpenAiChat),
+            "anthropic" | "anthropic-messages" => Ok(ApiKind::Anthropic),
+            other => Err(ModelError::Config(format!(
+                "unknown API kind `{other}`: use `openai-chat` or `anthropic`"
+            ))),
+        }
+    }
+}
+
+/// An API key. It prints as `[redacted]` and never appears in an error message.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The key itself, for the request header only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Secret(value)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(value: &str) -> Self {
+        Secret(value.to_string())
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// How a failed request is retried: exponential backoff with jitter, starting at
+/// `initial_delay`, doubling, never above `max_delay` (a server's `retry-after` wins, capped at 60 s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt; the request is sent at most `max_retries + 1` times.
+    pub max_retries: u32,
+    pub initial_delay: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 4,
+            initial_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retries at all: the first failure is final.
+    pub fn none() -> Self {
+        RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// How many times the request is sent at most.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_retries.saturating_add(1)
+    }
+}
+
+/// One configured model endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// The provider's name as the user configured it (`anthropic`, `ollama`, …); used in errors
+    /// and events.
+    pub name: String,
+    pub api: ApiKind,
+    /// `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, `https://api.anthropic.com`.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic) when set.
+    pub api_key: Option<Secret>,
+    /// The response's token limit (`max_tokens`); default 8192.
+    pub max_output_tokens: u32,
+    pub retry: RetryPolicy,
+    /// How long to wait to connect, and between two pieces of a streamed response.
+    pub request_timeout: Duration,
+}
+
+impl ProviderConfig {
+    /// A config with the defaults: no key, 8192 output tokens, the default retry policy, a
+    /// 300 s request timeout.
+    pub fn new(
+        name: impl Into<String>,
+        api: ApiKind,
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        ProviderConfig {
+            name: name.into(),
+            api,
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            max_output_tokens: 8192,
+            retry: RetryPolicy::default(),
+            request_timeout: Duration::from_secs(300),
+        }
+    }
+
+    pub fn with_api_key(mut self, key: impl Into<Secret>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn api_kind_parses_and_serializes_with_its_wire_names() {
+        assert_eq!(
+            "openai-chat".parse::<ApiKind>().unwrap(),
+            ApiKind::OpenAiChat
+        );
+        assert_eq!("Anthropic".parse::<ApiKind>().unwrap(), ApiKind::Anthropic);
+        let err = "gemini".parse::<ApiKind>().unwrap_err().to_string();
+        assert!(err.contains("openai-chat"), "{err}");
+        assert_eq!(
+            serde_json::to_string(&ApiKind::OpenAiChat).unwrap(),
+            "\"openai-chat\""
+        );
+        let back: ApiKind = serde_json::from_str("\"anthropic\"").unwrap();
+        assert_eq!(back, ApiKind::Anthropic);
+    }
+
+    #[test]
+    fn secrets_never_print() {
+        let cfg = ProviderConfig::new("x", ApiKind::Anthropic, "http://h", "m")
+            .with_api_key("sk-very-secret");
+        let shown = format!("{cfg:?} {}", Secret::from("sk-very-secret"));
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert_eq!(
+            cfg.api_key.as_ref().map(Secret::expose),
+            Some("sk-very-secret")
+        );
+    }
+}

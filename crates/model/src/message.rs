@@ -1,0 +1,88 @@
+//! What goes to a model and what comes back, independent of the wire format.
+
+use bosun_protocol::{TokenUsage, ToolSpec};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The model's id (`call_…`, `toolu_…`), or `recovered_<n>` for a call recovered from text.
+    pub id: String,
+    pub name: String,
+    /// The arguments as raw JSON text, exactly as streamed (`{}` when the model sent none).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// The arguments parsed as JSON, or the raw text as a JSON string when they are not JSON.
+    pub fn arguments_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(self.arguments.clone()))
+    }
+}
+
+/// One message of the conversation so far (the system prompt is separate).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    User {
+        content: String,
+    },
+    Assistant {
+        content: String,
+        #[serde(default)]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of the tool call `call_id`. Consecutive tool results are sent together.
+    Tool {
+        call_id: String,
+        content: String,
+        #[serde(default)]
+        is_error: bool,
+    },
+}
+
+/// One request to the model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelRequest {
+    pub system: String,
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolSpec>,
+}
+
+/// Something the model streamed. Deltas of one attempt are superseded by [`StreamEvent::Retrying`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ToolCallStarted {
+        id: String,
+        name: String,
+    },
+    ToolCallDelta {
+        id: String,
+        delta: String,
+    },
+    /// The request failed and is sent again whole after `delay`: discard everything streamed so
+    /// far for it. `attempt` is the number of the attempt about to be made (2 for the first
+    /// retry), `max_attempts` the most there will be.
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay: Duration,
+        reason: String,
+    },
+}
+
+/// A complete response: what the model said, the tool calls to run, what it cost in tokens.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelResponse {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: TokenUsage,
+    /// The provider's stop reason as sent (`stop`, `tool_calls`, `end_turn`, `tool_use`,
+    /// `length`, `max_tokens`, …).
+    pub stop_reason: Option<String>,
+    /// The model that answered, as the server named it (the configured model if it did not).
+    pub model: String,
+}

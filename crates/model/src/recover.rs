@@ -1,0 +1,323 @@
+//! Tool calls that small local models write as text instead of using the API's tool-call
+//! field: a JSON object on its own lines, a ```json fenced block, or `<tool_call>` tags
+//! (Qwen/Hermes style), each `{"name": …, "arguments": {…}}` (also `parameters` / `input`, and
+//! arguments given as a JSON string). Only offered tools count, and arguments are checked
+//! against the tool's schema. JSON inside a sentence is never taken for a call.
+
+use crate::message::ToolCall;
+use crate::schema::validate_args;
+use bosun_protocol::ToolSpec;
+use serde_json::Value;
+
+/// What [`recover_tool_calls`] found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecoveredCalls {
+    /// Valid calls, in the order written, with ids `recovered_1`, `recovered_2`, …
+    pub calls: Vec<ToolCall>,
+    /// One message per call that was meant but cannot run (bad arguments, no such tool), to
+    /// send back to the model; each includes the tool's schema or the list of tools.
+    pub invalid: Vec<String>,
+    /// The text with the calls (valid or not) taken out.
+    pub remaining_text: String,
+}
+
+/// Finds tool calls written as text. Pure: the same text gives the same result.
+pub fn recover_tool_calls(text: &str, tools: &[ToolSpec]) -> RecoveredCalls {
+    let mut regions = tag_regions(text);
+    let mut taken: Vec<(usize, usize)> = regions.iter().map(|r| (r.start, r.end)).collect();
+    let (fenced, code_blocks) = fence_regions(text);
+    for r in fenced {
+        if !overlaps(&regions, r.start, r.end) {
+            regions.push(r);
+        }
+    }
+    // Nothing inside a fenced block is a bare call: it is either a fenced call or code.
+    taken.extend(code_blocks);
+    for r in bare_regions(text, &taken) {
+        taken.push((r.start, r.end));
+        regions.push(r);
+    }
+    regions.sort_by_key(|r| r.start);
+
+    let mut out = RecoveredCalls::default();
+    let mut kept = String::new();
+    let mut cursor = 0;
+    for region in regions {
+        let verdicts: Vec<Verdict> = region
+            .values
+            .iter()
+            .map(|v| judge(v, tools, region.explicit))
+            .collect();
+        if !region.explicit && verdicts.iter().any(|v| matches!(v, Verdict::Text)) {
+            continue;
+        }
+        kept.push_str(&text[cursor..region.start]);
+        cursor = region.end;
+        for v in verdicts {
+            match v {
+                Verdict::Call { name, args } => {
+                    out.calls.push(ToolCall {
+                        id: format!("recovered_{}", out.calls.len() + 1),
+                        name,
+                        arguments: args.to_string(),
+                    });
+                }
+                Verdict::Invalid(msg) => out.invalid.push(msg),
+                Verdict::Text => {}
+            }
+        }
+    }
+    kept.push_str(&text[cursor..]);
+    out.remaining_text = tidy(&kept);
+    out
+}
+
+struct Region {
+    start: usize,
+    end: usize,
+    /// Written in `<tool_call>` tags: meant as a call even when it cannot be one.
+    explicit: bool,
+    /// The JSON values inside; `Err` holds text that did not parse.
+    values: Vec<Result<Value, String>>,
+}
+
+enum Verdict {
+    Call { name: String, args: Value },
+    Invalid(String),
+    Text,
+}
+
+fn overlaps(regions: &[Region], start: usize, end: usize) -> bool {
+    regions.iter().any(|r| start < r.end && r.start < end)
+}
+
+/// All JSON values in `s`, one after another; the rest as an error if something does not parse.
+fn json_values(s: &str) -> Vec<Result<Value, String>> {
+    let mut out = Vec::new();
+    let mut iter = serde_json::Deserializer::from_str(s).into_iter::<Value>();
+    loop {
+        let offset = iter.byte_offset();
+        match iter.next() {
+            None => break,
+            Some(Ok(Value::Array(items))) => out.extend(items.into_iter().map(Ok)),
+            Some(Ok(v)) => out.push(Ok(v)),
+            Some(Err(_)) => {
+                out.push(Err(s[offset..].trim().to_string()));
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn strip_fence(s: &str) -> &str {
+    let t = s.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.split_once('\n').map(|(_, body)| body).unwrap_or("");
+        return rest.trim_end().strip_suffix("```").unwrap_or(rest).trim();
+    }
+    t
+}
+
+fn tag_regions(text: &str) -> Vec<Region> {
+    const OPEN: &str = "<tool_call>";
+    const CLOSE: &str = "</tool_call>";
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(OPEN) {
+        let start = from + pos;
+        let inner_start = start + OPEN.len();
+        let (inner_end, end) = match text[inner_start..].find(CLOSE) {
+            Some(p) => (inner_start + p, inner_start + p + CLOSE.len()),
+            None => (text.len(), text.len()),
+        };
+        let inner = strip_fence(&text[inner_start..inner_end]);
+        let values = if inner.is_empty() {
+            vec![Err(String::new())]
+        } else {
+            json_values(inner)
+        };
+        out.push(Region {
+            start,
+            end,
+            explicit: true,
+            values,
+        });
+        from = end;
+    }
+    out
+}
+
+/// Fenced blocks that may hold calls, and the spans of all fenced blocks.
+fn fence_regions(text: &str) -> (Vec<Region>, Vec<(usize, usize)>) {
+    let mut out = Vec::new();
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = text[from..].find("```") {
+        let start = from + pos;
+        let after = start + 3;
+        let Some(nl) = text[after..].find('\n') else {
+            break;
+        };
+        let lang = text[after..after + nl].trim().to_ascii_lowercase();
+        let body_start = after + nl + 1;
+        let Some(close) = text[body_start..].find("```") else {
+            break;
+        };
+        let end = body_start + close + 3;
+        spans.push((start, end));
+        if matches!(
+            lang.as_str(),
+            "" | "json" | "tool_call" | "tool_code" | "tool"
+        ) {
+            let values = json_values(text[body_start..body_start + close].trim());
+            if !values.is_empty() && values.iter().all(Result::is_ok) {
+                out.push(Region {
+                    start,
+                    end,
+                    explicit: false,
+                    values,
+                });
+            }
+        }
+        from = end;
+    }
+    (out, spans)
+}
+
+/// JSON objects that start a line and end one, outside the regions already taken.
+fn bare_regions(text: &str, taken: &[(usize, usize)]) -> Vec<Region> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map(|p| line_start + p)
+            .unwrap_or(text.len());
+        let line = &text[line_start..line_end];
+        let indent = line.len() - line.trim_start().len();
+        let start = line_start + indent;
+        let mut next = line_end + 1;
+        let inside = taken.iter().any(|(s, e)| start >= *s && start < *e);
+        if !inside && text[start..].starts_with('{') {
+            let mut iter = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            if let Some(Ok(v)) = iter.next() {
+                let end = start + iter.byte_offset();
+                let rest_of_line = text[end..].split('\n').next().unwrap_or("");
+                let crosses = taken.iter().any(|(s, e)| start < *e && *s < end);
+                if rest_of_line.trim().is_empty() && !crosses {
+                    out.push(Region {
+                        start,
+                        end,
+                        explicit: false,
+                        values: vec![Ok(v)],
+                    });
+                    next = end;
+                }
+            }
+        }
+        line_start = next;
+    }
+    out
+}
+
+/// The name and the arguments of a call-shaped object.
+fn call_shape(v: &Value) -> Option<(String, Option<&Value>)> {
+    let obj = v.as_object()?;
+    if let Some(f) = obj.get("function").and_then(Value::as_object) {
+        let name = f.get("name")?.as_str()?.to_string();
+        return Some((name, f.get("arguments").or_else(|| f.get("parameters"))));
+    }
+    let name = obj.get("name")?.as_str()?.to_string();
+    let args = obj
+        .get("arguments")
+        .or_else(|| obj.get("parameters"))
+        .or_else(|| obj.get("input"));
+    Some((name, args))
+}
+
+fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> Verdict {
+    let names = || {
+        tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let v = match value {
+        Ok(v) => v,
+        Err(raw) => {
+            return Verdict::Invalid(format!(
+                "A tool call in <tool_call> tags was not run: its content is not JSON ({}). Write \
+                 it as {{\"name\": \"<tool>\", \"arguments\": {{…}}}}.",
+                crate::client::snippet(raw)
+            ));
+        }
+    };
+    let Some((name, args)) = call_shape(v) else {
+        return if explicit {
+            Verdict::Invalid(
+                "A tool call in <tool_call> tags was not run: it needs a \"name\" and \
+                 \"arguments\", as {\"name\": \"<tool>\", \"arguments\": {…}}."
+                    .to_string(),
+            )
+        } else {
+            Verdict::Text
+        };
+    };
+    // Outside tags, an object counts only if it says how to call: name plus arguments.
+    if !explicit && args.is_none() {
+        return Verdict::Text;
+    }
+    let Some(tool) = tools.iter().find(|t| t.name == name) else {
+        return if explicit {
+            Verdict::Invalid(format!(
+                "The tool call `{name}` was not run: there is no tool of that name. Available \
+                 tools: {}.",
+                names()
+            ))
+        } else {
+            Verdict::Text
+        };
+    };
+    let schema = tool.parameters.to_string();
+    let args = match args {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Default::default()),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v) => v,
+            Err(e) => {
+                return Verdict::Invalid(format!(
+                    "The tool call `{name}` was not run: its arguments are not valid JSON ({e}). \
+                     They must match this JSON schema: {schema}"
+                ));
+            }
+        },
+        Some(v) => v.clone(),
+    };
+    match validate_args(&tool.parameters, &args) {
+        Ok(()) => Verdict::Call { name, args },
+        Err(problems) => Verdict::Invalid(format!(
+            "The tool call `{name}` was not run: {problems}. Its arguments must match this JSON \
+             schema: {schema}"
+        )),
+    }
+}
+
+/// Trims the text and closes the gaps left where calls were taken out.
+fn tidy(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut newlines = 0;
+    for c in s.trim().chars() {
+        if c == '\n' {
+            newlines += 1;
+            if newlines > 2 {
+                continue;
+            }
+        } else if !c.is_whitespace() {
+            newlines = 0;
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,6 @@
+mod anthropic;
+mod common;
+mod openai;
+mod prices;
+mod recover;
+mod retry;

@@ -1,0 +1,147 @@
+use super::common::tools;
+use bosun_model::{ToolCall, recover_tool_calls};
+use pretty_assertions::assert_eq;
+
+fn call(n: usize, name: &str, args: &str) -> ToolCall {
+    ToolCall {
+        id: format!("recovered_{n}"),
+        name: name.into(),
+        arguments: args.into(),
+    }
+}
+
+#[test]
+fn bare_json_object_on_its_own_line() {
+    let r = recover_tool_calls(
+        "I'll read it.\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/lib.rs\"}}\n",
+        &tools(),
+    );
+    assert_eq!(
+        r.calls,
+        vec![call(1, "read_file", r#"{"path":"src/lib.rs"}"#)]
+    );
+    assert!(r.invalid.is_empty());
+    assert_eq!(r.remaining_text, "I'll read it.");
+}
+
+#[test]
+fn fenced_json_with_parameters_key_and_string_arguments() {
+    let text = "Running:\n```json\n{\"name\": \"run_command\", \"parameters\": {\"command\": \"ls\"}}\n```\nthen\n```\n{\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}\n```";
+    let r = recover_tool_calls(text, &tools());
+    assert_eq!(
+        r.calls,
+        vec![
+            call(1, "run_command", r#"{"command":"ls"}"#),
+            call(2, "read_file", r#"{"path":"a.txt"}"#)
+        ]
+    );
+    assert_eq!(r.remaining_text, "Running:\n\nthen");
+}
+
+#[test]
+fn qwen_hermes_tool_call_tags_including_an_unclosed_last_one() {
+    let text = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"run_command\", \"input\": {\"command\": \"pwd\"}}";
+    let r = recover_tool_calls(text, &tools());
+    assert_eq!(
+        r.calls,
+        vec![
+            call(1, "read_file", r#"{"path":"a"}"#),
+            call(2, "run_command", r#"{"command":"pwd"}"#)
+        ]
+    );
+    assert_eq!(r.remaining_text, "");
+}
+
+#[test]
+fn invalid_arguments_produce_a_message_with_the_schema() {
+    let r = recover_tool_calls(
+        "{\"name\": \"read_file\", \"arguments\": {\"path\": 7, \"mode\": \"x\"}}",
+        &tools(),
+    );
+    assert!(r.calls.is_empty());
+    assert_eq!(r.invalid.len(), 1);
+    let msg = &r.invalid[0];
+    assert!(msg.contains("`read_file` was not run"), "{msg}");
+    assert!(
+        msg.contains("`path` must be string but is integer"),
+        "{msg}"
+    );
+    assert!(msg.contains("unknown property `mode`"), "{msg}");
+    assert!(
+        msg.contains("\"required\":[\"path\"]"),
+        "the schema is included: {msg}"
+    );
+    assert_eq!(r.remaining_text, "");
+}
+
+#[test]
+fn unknown_tool_names_are_text_unless_tagged() {
+    let bare = "{\"name\": \"delete_everything\", \"arguments\": {}}";
+    let r = recover_tool_calls(bare, &tools());
+    assert!(r.calls.is_empty() && r.invalid.is_empty());
+    assert_eq!(r.remaining_text, bare);
+
+    let tagged = recover_tool_calls(
+        "<tool_call>{\"name\": \"delete_everything\", \"arguments\": {}}</tool_call>",
+        &tools(),
+    );
+    assert!(tagged.calls.is_empty());
+    assert_eq!(tagged.invalid.len(), 1);
+    assert!(
+        tagged.invalid[0].contains("no tool of that name"),
+        "{}",
+        tagged.invalid[0]
+    );
+    assert!(
+        tagged.invalid[0].contains("read_file, run_command"),
+        "{}",
+        tagged.invalid[0]
+    );
+}
+
+#[test]
+fn prose_with_braces_and_json_examples_is_not_a_call() {
+    let tools = tools();
+    for text in [
+        "Use a struct like `Point { x: 1, y: 2 }` and a map {\"a\": 1}.",
+        "The config is {\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}} inline in this sentence.",
+        "```json\n{\"name\": \"my-package\", \"version\": \"1.0.0\"}\n```",
+        "```rust\nfn main() { println!(\"{}\", 1); }\n```",
+        "```text\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}\n```",
+        "{\"name\": \"read_file\"}",
+        "function f() {\n  return 1;\n}",
+        "{ not json at all",
+        "",
+    ] {
+        let r = recover_tool_calls(text, &tools);
+        assert!(
+            r.calls.is_empty() && r.invalid.is_empty(),
+            "{text:?} → {r:?}"
+        );
+        assert_eq!(r.remaining_text, text.trim(), "{text:?}");
+    }
+}
+
+#[test]
+fn broken_json_in_tags_is_reported() {
+    let r = recover_tool_calls(
+        "<tool_call>{\"name\": \"read_file\", \"arguments\": {</tool_call>",
+        &tools(),
+    );
+    assert!(r.calls.is_empty());
+    assert_eq!(r.invalid.len(), 1);
+    assert!(r.invalid[0].contains("not JSON"), "{}", r.invalid[0]);
+}
+
+#[test]
+fn openai_style_function_wrapper_and_arrays_of_calls() {
+    let text = "```json\n[{\"type\": \"function\", \"function\": {\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}},\n {\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}]\n```";
+    let r = recover_tool_calls(text, &tools());
+    assert_eq!(
+        r.calls,
+        vec![
+            call(1, "read_file", r#"{"path":"a"}"#),
+            call(2, "read_file", r#"{"path":"b"}"#)
+        ]
+    );
+}

@@ -1,0 +1,112 @@
+//! The journal's schema, as an ordered list of steps. Step `i` takes the schema from version `i` to
+//! `i + 1` (tracked in `PRAGMA user_version`) and runs in its own transaction, so a crash mid-upgrade
+//! leaves the previous version intact. Never edit a released step: append a new one.
+
+use crate::StoreError;
+use rusqlite::{Connection, TransactionBehavior};
+use std::path::Path;
+
+const STEPS: &[&str] = &[
+    // 1: tasks, their events, checkpoints and token usage.
+    r#"
+    CREATE TABLE tasks (
+        id                  TEXT PRIMARY KEY NOT NULL,
+        repo                TEXT NOT NULL,
+        prompt              TEXT NOT NULL,
+        status              TEXT NOT NULL DEFAULT 'running',
+        summary             TEXT,
+        created_at          TEXT NOT NULL,
+        updated_at          TEXT NOT NULL,
+        finished_at         TEXT,
+        provider            TEXT NOT NULL,
+        model               TEXT NOT NULL,
+        base_commit         TEXT NOT NULL,
+        branch              TEXT NOT NULL,
+        worktree            TEXT NOT NULL,
+        input_tokens        INTEGER NOT NULL DEFAULT 0,
+        output_tokens       INTEGER NOT NULL DEFAULT 0,
+        cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens  INTEGER NOT NULL DEFAULT 0,
+        cost_usd            REAL NOT NULL DEFAULT 0,
+        priced              INTEGER NOT NULL DEFAULT 1,
+        tool_calls          INTEGER NOT NULL DEFAULT 0,
+        last_seq            INTEGER NOT NULL DEFAULT 0,
+        owner_pid           INTEGER NOT NULL,
+        owner_started       INTEGER,
+        max_steps           INTEGER NOT NULL,
+        max_cost_usd        REAL
+    ) STRICT;
+    CREATE INDEX tasks_by_created ON tasks(created_at);
+    CREATE INDEX tasks_by_status ON tasks(status);
+
+    CREATE TABLE events (
+        id      INTEGER PRIMARY KEY,
+        task_id TEXT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        seq     INTEGER NOT NULL,
+        type    TEXT NOT NULL,
+        ts      TEXT NOT NULL,
+        json    TEXT NOT NULL,
+        UNIQUE (task_id, seq)
+    ) STRICT;
+    CREATE INDEX events_by_type ON events(task_id, type);
+    CREATE INDEX events_by_ts ON events(ts);
+
+    CREATE TABLE checkpoints (
+        task_id    TEXT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        n          INTEGER NOT NULL,
+        commit_id  TEXT NOT NULL,
+        files      TEXT NOT NULL,
+        call_id    TEXT,
+        seq        INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (task_id, n)
+    ) STRICT;
+
+    CREATE TABLE usage (
+        task_id             TEXT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        seq                 INTEGER NOT NULL,
+        model               TEXT NOT NULL,
+        input_tokens        INTEGER NOT NULL,
+        output_tokens       INTEGER NOT NULL,
+        cached_input_tokens INTEGER NOT NULL,
+        cache_write_tokens  INTEGER NOT NULL,
+        cost_usd            REAL NOT NULL,
+        priced              INTEGER NOT NULL,
+        ts                  TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    ) STRICT;
+    CREATE INDEX usage_by_ts ON usage(ts);
+    CREATE INDEX usage_by_model ON usage(model);
+    "#,
+];
+
+/// The schema version this build of Bosun writes.
+pub const SCHEMA_VERSION: u32 = STEPS.len() as u32;
+
+/// Brings the journal up to [`SCHEMA_VERSION`], one step per transaction. Safe to race with other
+/// processes opening the same file: each step re-reads the version under the write lock.
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let found: u32 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path: path.to_path_buf(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        let Some(step) = STEPS.get(found as usize) else {
+            return Ok(());
+        };
+        let fail = |source: rusqlite::Error| StoreError::Migration {
+            path: path.to_path_buf(),
+            step: found + 1,
+            source,
+        };
+        tx.execute_batch(step).map_err(fail)?;
+        tx.pragma_update(None, "user_version", found + 1)
+            .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+    }
+}

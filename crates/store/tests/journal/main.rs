@@ -1,0 +1,12 @@
+//! The journal against real SQLite files in temporary directories, real processes and real
+//! `kill -9`s.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod concurrency;
+mod costs;
+mod crash;
+mod events;
+mod reconcile;
+mod schema;
+mod support;
+mod tasks;

@@ -1,0 +1,132 @@
+use crate::support::{journal, new_task};
+use bosun_protocol::{TaskId, TaskStatus};
+use bosun_store::{StoreError, TaskRow};
+use pretty_assertions::assert_eq;
+
+#[test]
+fn a_created_task_reads_back_as_running_with_zero_totals() {
+    let (_dir, _path, store) = journal();
+    let t = new_task("01jd5x8k2m", "2026-11-30T03:00:00.000Z");
+    store.create_task(&t).unwrap();
+    let row = store.task(&t.id).unwrap();
+    assert_eq!(
+        row,
+        TaskRow {
+            id: t.id.clone(),
+            repo: t.repo.clone(),
+            prompt: t.prompt.clone(),
+            status: TaskStatus::Running,
+            summary: None,
+            created_at: t.created_at.clone(),
+            updated_at: t.created_at.clone(),
+            finished_at: None,
+            provider: t.provider.clone(),
+            model: t.model.clone(),
+            base_commit: t.base_commit.clone(),
+            branch: t.branch.clone(),
+            worktree: t.worktree.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            cached_input_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: 0.0,
+            priced: true,
+            tool_calls: 0,
+            last_seq: 0,
+            owner_pid: std::process::id(),
+        }
+    );
+    assert_eq!(store.last_seq(&t.id).unwrap(), 0);
+}
+
+#[test]
+fn the_same_task_id_cannot_be_created_twice() {
+    let (_dir, _path, store) = journal();
+    let t = new_task("01dup", "2026-11-30T03:00:00.000Z");
+    store.create_task(&t).unwrap();
+    let err = store.create_task(&t).unwrap_err();
+    assert!(
+        matches!(err, StoreError::TaskExists(ref id) if *id == t.id),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn tasks_are_listed_newest_first() {
+    let (_dir, _path, store) = journal();
+    for (id, at) in [
+        ("01b", "2026-11-30T03:02:00.000Z"),
+        ("01a", "2026-11-30T03:01:00.000Z"),
+        ("01c", "2026-11-30T03:03:00.000Z"),
+    ] {
+        store.create_task(&new_task(id, at)).unwrap();
+    }
+    let ids: Vec<String> = store.tasks().unwrap().into_iter().map(|t| t.id.0).collect();
+    assert_eq!(ids, ["01c", "01b", "01a"]);
+}
+
+#[test]
+fn find_task_accepts_a_unique_prefix_and_explains_ambiguity_and_absence() {
+    let (_dir, _path, store) = journal();
+    for (id, at) in [
+        ("01jd5x8k2m", "2026-11-30T03:01:00.000Z"),
+        ("01jd5y0000", "2026-11-30T03:02:00.000Z"),
+        ("01ka_prefix", "2026-11-30T03:03:00.000Z"),
+    ] {
+        store.create_task(&new_task(id, at)).unwrap();
+    }
+    assert_eq!(store.find_task("01jd5x").unwrap().id.0, "01jd5x8k2m");
+    assert_eq!(store.find_task("01JD5X").unwrap().id.0, "01jd5x8k2m");
+    assert_eq!(store.find_task("01jd5y0000").unwrap().id.0, "01jd5y0000");
+
+    let err = store.find_task("01jd5").unwrap_err();
+    match &err {
+        StoreError::Ambiguous { prefix, candidates } => {
+            assert_eq!(prefix, "01jd5");
+            assert_eq!(
+                candidates,
+                &vec![TaskId::from("01jd5y0000"), TaskId::from("01jd5x8k2m")]
+            );
+        }
+        other => panic!("expected Ambiguous, got {other:?}"),
+    }
+    let msg = err.to_string();
+    assert!(msg.contains("matches 2 tasks"), "{msg}");
+    assert!(
+        msg.contains("01jd5x8k2m") && msg.contains("type more"),
+        "{msg}"
+    );
+
+    // `_` and `%` are literal characters, not wildcards.
+    assert_eq!(store.find_task("01ka_").unwrap().id.0, "01ka_prefix");
+    let err = store.find_task("01k%").unwrap_err();
+    assert!(matches!(err, StoreError::NotFound { .. }), "{err:?}");
+
+    let err = store.find_task("zz").unwrap_err();
+    assert!(
+        matches!(&err, StoreError::NotFound { id } if id == "zz"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("bosun tasks"), "{err}");
+    assert!(matches!(
+        store.find_task("  ").unwrap_err(),
+        StoreError::NotFound { .. }
+    ));
+    assert!(matches!(
+        store.task(&TaskId::from("01jd5")).unwrap_err(),
+        StoreError::NotFound { .. }
+    ));
+}
+
+#[test]
+fn a_task_row_serializes_with_snake_case_fields_for_the_cli_and_the_ui() {
+    let (_dir, _path, store) = journal();
+    let t = new_task("01json", "2026-11-30T03:00:00.000Z");
+    store.create_task(&t).unwrap();
+    let v = serde_json::to_value(store.task(&t.id).unwrap()).unwrap();
+    assert_eq!(v["id"], "01json");
+    assert_eq!(v["status"], "running");
+    assert_eq!(v["cost_usd"], 0.0);
+    assert_eq!(v["cached_input_tokens"], 0);
+    assert_eq!(v["summary"], serde_json::Value::Null);
+}

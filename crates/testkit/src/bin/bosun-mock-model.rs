@@ -1,0 +1,56 @@
+//! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl]`: serves a scripted
+//! model (OpenAI Chat Completions at `/v1/chat/completions`, Anthropic Messages at
+//! `/v1/messages`) and prints `listening http://127.0.0.1:PORT` as its first line.
+
+use anyhow::Context;
+use bosun_testkit::{MockModelServer, MockOptions, MockReply};
+use clap::Parser;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "bosun-mock-model",
+    about = "A scripted mock model server for Bosun's tests"
+)]
+struct Args {
+    /// A JSON array of replies, e.g. [{"kind":"reply","text":"hi"},{"kind":"status","status":500}]
+    #[arg(long)]
+    script: PathBuf,
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Append every request received as a JSON line to this file.
+    #[arg(long)]
+    record: Option<PathBuf>,
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let text = std::fs::read_to_string(&args.script)
+        .with_context(|| format!("while reading the script {}", args.script.display()))?;
+    let replies: Vec<MockReply> = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "while parsing the script {} as a JSON array of replies",
+            args.script.display()
+        )
+    })?;
+    let server = MockModelServer::start_with(
+        replies,
+        MockOptions {
+            port: args.port,
+            record: args.record.clone(),
+        },
+    )
+    .await
+    .context("while starting the mock model server")?;
+    let mut out = std::io::stdout();
+    writeln!(out, "listening {}", server.url())?;
+    out.flush()?;
+    tokio::signal::ctrl_c()
+        .await
+        .context("while waiting for ctrl-c")?;
+    drop(server);
+    Ok(())
+}

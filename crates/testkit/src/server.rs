@@ -1,0 +1,416 @@
+//! The scripted mock model server: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages`
+//! (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
+//! `GET /_mock/requests` (the recorded requests) for tests in other languages.
+
+use crate::render::{anthropic_frames, openai_frames};
+use crate::script::MockReply;
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// One request the server received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    pub path: String,
+    /// Header names lowercase, in the order received.
+    pub headers: Vec<(String, String)>,
+    /// The body as JSON (`null` when empty, a string when it was not JSON).
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Where to listen and whether to append requests to a JSON-lines file.
+#[derive(Debug, Clone, Default)]
+pub struct MockOptions {
+    /// 0 picks a free port.
+    pub port: u16,
+    pub record: Option<PathBuf>,
+}
+
+struct Shared {
+    replies: Mutex<VecDeque<MockReply>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    record: Option<Mutex<std::fs::File>>,
+    served: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A mock model server on 127.0.0.1. Dropping it stops it.
+pub struct MockModelServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl MockModelServer {
+    /// Starts on a free port in the current tokio runtime.
+    pub async fn start(replies: Vec<MockReply>) -> io::Result<Self> {
+        Self::start_with(replies, MockOptions::default()).await
+    }
+
+    pub async fn start_with(replies: Vec<MockReply>, options: MockOptions) -> io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port)).await?;
+        let shared = shared(replies, &options)?;
+        let (tx, rx) = oneshot::channel();
+        let addr = listener.local_addr()?;
+        tokio::spawn(serve(listener, shared.clone(), rx));
+        Ok(MockModelServer {
+            addr,
+            shared,
+            shutdown: Some(tx),
+        })
+    }
+
+    /// Starts on its own thread and runtime, for synchronous tests (e.g. ones that spawn the
+    /// `bosun` binary).
+    pub fn start_blocking(replies: Vec<MockReply>) -> io::Result<Self> {
+        Self::start_blocking_with(replies, MockOptions::default())
+    }
+
+    pub fn start_blocking_with(replies: Vec<MockReply>, options: MockOptions) -> io::Result<Self> {
+        let std_listener = std::net::TcpListener::bind(("127.0.0.1", options.port))?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let shared = shared(replies, &options)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .thread_name("mock-model")
+            .build()?;
+        let (tx, rx) = oneshot::channel();
+        let state = shared.clone();
+        std::thread::Builder::new()
+            .name("mock-model".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    match tokio::net::TcpListener::from_std(std_listener) {
+                        Ok(listener) => serve(listener, state, rx).await,
+                        Err(e) => eprintln!("mock model server: cannot listen: {e}"),
+                    }
+                });
+            })?;
+        Ok(MockModelServer {
+            addr,
+            shared,
+            shutdown: Some(tx),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`. OpenAI base_url is `url() + "/v1"`, Anthropic base_url is `url()`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// The recorded model requests only (not `GET /v1/models`).
+    pub fn model_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions") || r.path.ends_with("/messages"))
+            .collect()
+    }
+
+    /// Appends a reply to the script.
+    pub fn push(&self, reply: MockReply) {
+        lock(&self.shared.replies).push_back(reply);
+    }
+
+    /// How many scripted replies are left.
+    pub fn remaining(&self) -> usize {
+        lock(&self.shared.replies).len()
+    }
+}
+
+impl Drop for MockModelServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shared>> {
+    let record = match &options.record {
+        Some(path) => Some(Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?,
+        )),
+        None => None,
+    };
+    Ok(Arc::new(Shared {
+        replies: Mutex::new(replies.into()),
+        requests: Mutex::new(Vec::new()),
+        record,
+        served: AtomicU64::new(0),
+    }))
+}
+
+async fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    stop: oneshot::Receiver<()>,
+) {
+    let app = Router::new().fallback(move |method, uri, headers, body| {
+        let shared = shared.clone();
+        async move { handle(&shared, method, uri, headers, body) }
+    });
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = stop.await;
+        })
+        .await;
+    if let Err(e) = result {
+        eprintln!("mock model server stopped: {e}");
+    }
+}
+
+enum Wire {
+    OpenAi,
+    Anthropic,
+}
+
+fn handle(shared: &Shared, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    let path = uri.path().to_string();
+    match (&method, path.as_str()) {
+        (&Method::POST, "/_mock/replies") => return push_replies(shared, &body),
+        (&Method::GET, "/_mock/requests") => {
+            let all = lock(&shared.requests).clone();
+            return json_response(StatusCode::OK, &json!(all));
+        }
+        _ => {}
+    }
+    let body_json = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()))
+    };
+    let recorded = RecordedRequest {
+        path: path.clone(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body: body_json.clone(),
+    };
+    if let Some(file) = &shared.record
+        && let Ok(line) = serde_json::to_string(&recorded)
+    {
+        let mut f = lock(file);
+        let _ = writeln!(f, "{line}");
+        let _ = f.flush();
+    }
+    lock(&shared.requests).push(recorded);
+
+    let wire = match (&method, path.as_str()) {
+        (&Method::GET, "/v1/models" | "/models") => return models(),
+        (&Method::POST, "/v1/chat/completions" | "/chat/completions") => Wire::OpenAi,
+        (&Method::POST, "/v1/messages" | "/messages") => Wire::Anthropic,
+        _ => {
+            return json_response(
+                StatusCode::NOT_FOUND,
+                &json!({"error": {"message": format!("mock model: no route for {method} {path}")}}),
+            );
+        }
+    };
+    let Some(reply) = lock(&shared.replies).pop_front() else {
+        return json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &json!({"error": {"message": "mock model: script exhausted"}}),
+        );
+    };
+    let n = shared.served.fetch_add(1, Ordering::SeqCst) + 1;
+    let model = body_json
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("mock-model")
+        .to_string();
+    match reply {
+        MockReply::Status {
+            status,
+            retry_after,
+            body,
+        } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let content_type = if serde_json::from_str::<Value>(&body).is_ok() {
+                "application/json"
+            } else {
+                "text/plain; charset=utf-8"
+            };
+            let mut builder = Response::builder()
+                .status(status)
+                .header(header::CONTENT_TYPE, content_type);
+            if let Some(ra) = retry_after {
+                builder = builder.header(header::RETRY_AFTER, ra);
+            }
+            builder
+                .body(Body::from(body))
+                .unwrap_or_else(|_| fallback())
+        }
+        MockReply::RawSse { body } => sse_response(Body::from(body)),
+        MockReply::Reply {
+            text,
+            tool_calls,
+            usage,
+            chunk_delay_ms,
+            cut_after_events,
+        } => {
+            let frames = match wire {
+                Wire::OpenAi => {
+                    let include_usage = body_json
+                        .pointer("/stream_options/include_usage")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    openai_frames(
+                        &format!("chatcmpl-mock-{n}"),
+                        &model,
+                        &text,
+                        &tool_calls,
+                        &usage,
+                        include_usage,
+                    )
+                }
+                Wire::Anthropic => {
+                    anthropic_frames(&format!("msg_mock_{n}"), &model, &text, &tool_calls, &usage)
+                }
+            };
+            sse_response(stream_frames(frames, chunk_delay_ms, cut_after_events))
+        }
+    }
+}
+
+/// SSE frames written together when a reply is not paced.
+const FRAMES_PER_WRITE: usize = 32;
+
+/// The frames as a body, each after `delay_ms`; with `cut`, the connection is aborted (no
+/// terminating chunk) after that many frames.
+fn stream_frames(mut frames: Vec<String>, delay_ms: u64, cut: Option<usize>) -> Body {
+    let cut = cut.filter(|c| *c < frames.len());
+    if delay_ms == 0 && cut.is_none() {
+        // Nothing to pace: send the frames in batches (the client sees many body chunks either way).
+        let batches: Vec<Result<Bytes, io::Error>> = frames
+            .chunks(FRAMES_PER_WRITE)
+            .map(|b| Ok(Bytes::from(b.concat())))
+            .collect();
+        return Body::from_stream(futures::stream::iter(batches));
+    }
+    if let Some(c) = cut {
+        frames.truncate(c);
+    }
+    let items: Vec<Option<String>> = frames
+        .into_iter()
+        .map(Some)
+        .chain(cut.map(|_| None))
+        .collect();
+    let stream = futures::stream::iter(items).then(move |item| async move {
+        match item {
+            Some(frame) => {
+                if delay_ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                }
+                Ok(Bytes::from(frame))
+            }
+            None => {
+                // Let what was sent reach the client before the connection is aborted.
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                Err(io::Error::new(
+                    io::ErrorKind::ConnectionAborted,
+                    "mock model: stream cut as scripted",
+                ))
+            }
+        }
+    });
+    Body::from_stream(stream)
+}
+
+fn sse_response(body: Body) -> Response {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(body)
+        .unwrap_or_else(|_| fallback())
+}
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(v.to_string()))
+        .unwrap_or_else(|_| fallback())
+}
+
+fn fallback() -> Response {
+    let mut r = Response::new(Body::from("mock model: cannot build the response"));
+    *r.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    r
+}
+
+fn models() -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "object": "list",
+            "data": [{"id": "mock-model", "object": "model", "type": "model", "created": 0,
+                      "owned_by": "bosun", "display_name": "Mock model",
+                      "created_at": "2026-01-01T00:00:00Z"}],
+            "has_more": false, "first_id": "mock-model", "last_id": "mock-model"
+        }),
+    )
+}
+
+fn push_replies(shared: &Shared, body: &[u8]) -> Response {
+    let parsed: Result<Vec<MockReply>, _> = serde_json::from_slice::<Vec<MockReply>>(body)
+        .or_else(|_| serde_json::from_slice::<MockReply>(body).map(|r| vec![r]));
+    match parsed {
+        Ok(replies) => {
+            let n = replies.len();
+            lock(&shared.replies).extend(replies);
+            json_response(StatusCode::OK, &json!({"pushed": n}))
+        }
+        Err(e) => json_response(
+            StatusCode::BAD_REQUEST,
+            &json!({"error": {"message": format!("mock model: not a MockReply or an array of them: {e}")}}),
+        ),
+    }
+}

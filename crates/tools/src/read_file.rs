@@ -1,0 +1,138 @@
+//! `read_file{path, offset?, limit?}`: a text file with numbered lines, a page at a time.
+
+use crate::path::{confine, normalize_rel};
+use crate::text::{human_size, looks_binary, truncate_at};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use bosun_protocol::{ToolAction, ToolSpec};
+use serde::Deserialize;
+use serde_json::json;
+use std::path::Path;
+
+/// Lines shown at most per call.
+pub const MAX_LINES: usize = 2000;
+/// Bytes shown at most per call.
+pub const MAX_BYTES: usize = 100 * 1024;
+/// Characters shown at most per line.
+const MAX_LINE_CHARS: usize = 2000;
+/// Files larger than this are not read whole.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+pub struct ReadFile;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    path: String,
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+#[async_trait::async_trait]
+impl ToolHandler for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "read_file",
+            "Read a text file; lines are numbered.",
+            json!({
+                "path": {"type": "string"},
+                "offset": {"type": "integer", "description": "first line, 1-based"},
+                "limit": {"type": "integer", "description": "max lines (2000)"},
+            }),
+            &["path"],
+        )
+    }
+
+    fn action(&self, args: &serde_json::Value) -> Result<ToolAction, ToolError> {
+        let args: Args = parse_args("read_file", args)?;
+        Ok(ToolAction::Read {
+            paths: vec![normalize_rel(&args.path)?],
+        })
+    }
+
+    async fn handle(
+        &self,
+        args: serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse_args("read_file", &args)?;
+        let worktree = ctx.worktree.clone();
+        blocking(move || read(&worktree, &args).map(ToolOutput::text)).await
+    }
+}
+
+fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
+    let resolved = confine(worktree, &args.path)?;
+    let shown = resolved.shown();
+    let meta = std::fs::metadata(&resolved.abs).map_err(|e| missing(shown, &e))?;
+    if meta.is_dir() {
+        return Err(ToolError::Model(format!(
+            "`{shown}` is a directory; use list_dir to see what it contains"
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ToolError::Model(format!(
+            "`{shown}` is {}; too large to read. Use search, or run_command with sed -n to print a range",
+            human_size(meta.len())
+        )));
+    }
+    let bytes = std::fs::read(&resolved.abs).map_err(|e| missing(shown, &e))?;
+    if looks_binary(&bytes) {
+        return Ok(format!(
+            "`{shown}` is a binary file ({}); its contents are not shown.",
+            human_size(bytes.len() as u64)
+        ));
+    }
+    if bytes.is_empty() {
+        return Ok(format!("`{shown}` is empty."));
+    }
+    let utf8 = std::str::from_utf8(&bytes).is_ok();
+    let text = String::from_utf8_lossy(&bytes);
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let total = body.split('\n').count();
+    let offset = args.offset.unwrap_or(1).max(1);
+    if offset > total {
+        return Err(ToolError::Model(format!(
+            "`{shown}` has {total} lines; offset {offset} is past the end"
+        )));
+    }
+    let limit = args.limit.unwrap_or(MAX_LINES).clamp(1, MAX_LINES);
+    let mut out = String::new();
+    let mut last = offset - 1;
+    for (i, line) in body.split('\n').enumerate().skip(offset - 1).take(limit) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let cut = truncate_at(line, MAX_LINE_CHARS);
+        let more = if cut.len() < line.len() {
+            " … [line truncated]"
+        } else {
+            ""
+        };
+        let numbered = format!("{:>6}\t{cut}{more}\n", i + 1);
+        if out.len() + numbered.len() > MAX_BYTES && last >= offset {
+            break;
+        }
+        out.push_str(&numbered);
+        last = i + 1;
+    }
+    if last < total {
+        out.push_str(&format!(
+            "[Showing lines {offset}-{last} of {total}. To read on, call read_file with offset={}.]\n",
+            last + 1
+        ));
+    }
+    if !utf8 {
+        out.push_str(&format!(
+            "[`{shown}` is not valid UTF-8: invalid bytes are shown as U+FFFD; edit_file will not edit it.]\n"
+        ));
+    }
+    Ok(out)
+}
+
+pub(crate) fn missing(shown: &str, e: &std::io::Error) -> ToolError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ToolError::Model(format!(
+            "`{shown}` does not exist; use list_dir or search to find the right path"
+        ))
+    } else {
+        ToolError::Model(format!("could not read `{shown}`: {e}"))
+    }
+}

@@ -1,0 +1,6 @@
+mod command;
+mod common;
+mod edit;
+mod patch;
+mod read;
+mod registry;

@@ -1,0 +1,257 @@
+//! read_file, list_dir, search, write_file and confinement.
+use super::common::Worktree;
+use bosun_protocol::ToolAction;
+use bosun_tools::{Touched, resolve_in_worktree};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+#[tokio::test]
+async fn read_file_numbers_lines_and_pages() {
+    let long: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
+    let wt = Worktree::new(&[("a.txt", "one\ntwo\nthree\n"), ("long.txt", &long)]);
+    let out = wt.ok("read_file", json!({"path": "a.txt"})).await;
+    assert_eq!(out.content, "     1\tone\n     2\ttwo\n     3\tthree\n");
+    assert_eq!(out.touched, Touched::Nothing);
+
+    let out = wt
+        .ok(
+            "read_file",
+            json!({"path": "a.txt", "offset": 2, "limit": 1}),
+        )
+        .await;
+    assert_eq!(
+        out.content,
+        "     2\ttwo\n[Showing lines 2-2 of 3. To read on, call read_file with offset=3.]\n"
+    );
+
+    let out = wt.ok("read_file", json!({"path": "long.txt"})).await;
+    assert!(out.content.contains("  2000\tline 2000\n"));
+    assert!(!out.content.contains("line 2001\n"));
+    assert!(out.content.ends_with(
+        "[Showing lines 1-2000 of 2500. To read on, call read_file with offset=2001.]\n"
+    ));
+
+    let err = wt
+        .model_error("read_file", json!({"path": "a.txt", "offset": 9}))
+        .await;
+    assert!(err.contains("has 3 lines"), "{err}");
+}
+
+#[tokio::test]
+async fn read_file_caps_bytes_and_reports_binary_non_utf8_and_missing() {
+    let wide: String = (1..=400).map(|i| format!("{i:0>500}\n")).collect();
+    let wt = Worktree::new(&[("wide.txt", &wide)]);
+    std::fs::write(wt.path().join("blob.bin"), [0u8, 1, 2, 3, 255, 0, 7]).unwrap();
+    std::fs::write(wt.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
+
+    let out = wt.ok("read_file", json!({"path": "wide.txt"})).await;
+    assert!(
+        out.content.len() < 110 * 1024,
+        "{} bytes",
+        out.content.len()
+    );
+    assert!(
+        out.content
+            .contains("To read on, call read_file with offset=")
+    );
+
+    let out = wt.ok("read_file", json!({"path": "blob.bin"})).await;
+    assert_eq!(
+        out.content,
+        "`blob.bin` is a binary file (7 bytes); its contents are not shown."
+    );
+
+    let out = wt.ok("read_file", json!({"path": "latin1.txt"})).await;
+    assert!(
+        out.content.starts_with("     1\tcaf\u{fffd}\n"),
+        "{}",
+        out.content
+    );
+    assert!(out.content.contains("not valid UTF-8"));
+
+    let err = wt
+        .model_error("read_file", json!({"path": "nope/missing.rs"}))
+        .await;
+    assert!(err.contains("`nope/missing.rs` does not exist"), "{err}");
+    let err = wt
+        .model_error("read_file", json!({"path": "wide.txt", "bogus": 1}))
+        .await;
+    assert!(err.contains("invalid arguments for read_file"), "{err}");
+}
+
+#[tokio::test]
+async fn paths_outside_the_worktree_are_refused() {
+    let wt = Worktree::new(&[("inside.txt", "ok\n")]);
+    std::os::unix::fs::symlink("/etc", wt.path().join("etc_link")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", wt.path().join("host")).unwrap();
+    std::os::unix::fs::symlink("inside.txt", wt.path().join("alias.txt")).unwrap();
+
+    for path in [
+        "../outside.txt",
+        "sub/../../x",
+        "/etc/passwd",
+        "etc_link/passwd",
+        "host",
+    ] {
+        let err = wt.model_error("read_file", json!({"path": path})).await;
+        assert!(
+            err.contains("must stay inside the task's worktree"),
+            "{path}: {err}"
+        );
+    }
+    for path in ["etc_link/new.txt", "host", "../x"] {
+        let err = wt
+            .model_error("write_file", json!({"path": path, "content": "x"}))
+            .await;
+        assert!(
+            err.contains("must stay inside the task's worktree"),
+            "{path}: {err}"
+        );
+    }
+    assert!(wt.action("read_file", json!({"path": "../x"})).is_err());
+    // A dangling symlink pointing outside cannot be used to create a file there.
+    let target = tempfile::tempdir().unwrap();
+    let evil = target.path().join("evil.txt");
+    std::os::unix::fs::symlink(&evil, wt.path().join("dangling")).unwrap();
+    let err = wt
+        .model_error("write_file", json!({"path": "dangling", "content": "x"}))
+        .await;
+    assert!(
+        err.contains("must stay inside the task's worktree"),
+        "{err}"
+    );
+    assert!(!evil.exists());
+    // Writing through a symlink that stays inside reports the file that really changed.
+    let out = wt
+        .ok(
+            "write_file",
+            json!({"path": "alias.txt", "content": "ok\n"}),
+        )
+        .await;
+    assert_eq!(out.touched, Touched::Paths(vec!["inside.txt".into()]));
+    // A symlink that stays inside is fine.
+    assert_eq!(
+        wt.ok("read_file", json!({"path": "alias.txt"}))
+            .await
+            .content,
+        "     1\tok\n"
+    );
+    let canonical = wt.path().canonicalize().unwrap();
+    assert_eq!(
+        resolve_in_worktree(wt.path(), "./a/../inside.txt").unwrap(),
+        canonical.join("inside.txt")
+    );
+}
+
+#[tokio::test]
+async fn write_file_creates_parents_and_refuses_git_internals() {
+    let wt = Worktree::new(&[(".git/HEAD", "ref: refs/heads/main\n")]);
+    let out = wt
+        .ok(
+            "write_file",
+            json!({"path": "src/deep/new.rs", "content": "fn x() {}\n"}),
+        )
+        .await;
+    assert_eq!(out.touched, Touched::Paths(vec!["src/deep/new.rs".into()]));
+    assert_eq!(out.content, "Created `src/deep/new.rs` (10 bytes).");
+    assert_eq!(wt.read("src/deep/new.rs"), "fn x() {}\n");
+    let out = wt
+        .ok(
+            "write_file",
+            json!({"path": "./src/deep/new.rs", "content": ""}),
+        )
+        .await;
+    assert!(out.content.starts_with("Overwrote"));
+
+    let err = wt
+        .model_error("write_file", json!({"path": ".git/HEAD", "content": "x"}))
+        .await;
+    assert!(err.contains("inside `.git`"), "{err}");
+    assert_eq!(wt.read(".git/HEAD"), "ref: refs/heads/main\n");
+    assert_eq!(
+        wt.action("write_file", json!({"path": "a/./b.txt", "content": ""}))
+            .unwrap(),
+        ToolAction::Write {
+            paths: vec!["a/b.txt".into()]
+        }
+    );
+}
+
+#[tokio::test]
+async fn list_dir_respects_gitignore_and_depth() {
+    let wt = Worktree::new(&[
+        (".gitignore", "target/\n*.log\n"),
+        ("src/lib.rs", ""),
+        ("src/tools/read.rs", ""),
+        ("target/debug/x", ""),
+        ("run.log", ""),
+        (".git/config", ""),
+        ("README.md", ""),
+    ]);
+    let out = wt.ok("list_dir", json!({})).await;
+    assert_eq!(
+        out.content,
+        "./\n  .gitignore\n  README.md\n  src/\n    lib.rs\n    tools/\n"
+    );
+    assert_eq!(
+        wt.ok("list_dir", serde_json::Value::Null).await.content,
+        out.content
+    );
+    let out = wt.ok("list_dir", json!({"path": "src", "depth": 5})).await;
+    assert_eq!(out.content, "src/\n  lib.rs\n  tools/\n    read.rs\n");
+    let err = wt
+        .model_error("list_dir", json!({"path": "README.md"}))
+        .await;
+    assert!(err.contains("use read_file"), "{err}");
+}
+
+#[tokio::test]
+async fn list_dir_caps_huge_directories() {
+    let wt = Worktree::new(&[]);
+    for i in 0..600 {
+        std::fs::write(wt.path().join(format!("f{i:03}")), "").unwrap();
+    }
+    let out = wt.ok("list_dir", json!({"path": "."})).await;
+    assert_eq!(out.content.lines().count(), 1 + 500 + 1);
+    assert!(out.content.contains("[Listing stopped at 500 entries"));
+}
+
+#[tokio::test]
+async fn search_finds_lines_with_globs_and_ignores() {
+    let wt = Worktree::new(&[
+        (".gitignore", "ignored/\n"),
+        ("src/a.rs", "fn alpha() {}\nfn beta() {}\n"),
+        ("src/b.py", "def alpha(): pass\n"),
+        ("ignored/c.rs", "fn alpha() {}\n"),
+    ]);
+    std::fs::write(wt.path().join("bin.dat"), b"alpha\0").unwrap();
+    let out = wt.ok("search", json!({"pattern": "fn \\w+\\("})).await;
+    assert_eq!(
+        out.content,
+        "src/a.rs:1: fn alpha() {}\nsrc/a.rs:2: fn beta() {}\n"
+    );
+    let out = wt
+        .ok("search", json!({"pattern": "alpha", "glob": "*.py"}))
+        .await;
+    assert_eq!(out.content, "src/b.py:1: def alpha(): pass\n");
+    let out = wt
+        .ok("search", json!({"pattern": "alpha", "path": "src/a.rs"}))
+        .await;
+    assert_eq!(out.content, "src/a.rs:1: fn alpha() {}\n");
+    let out = wt.ok("search", json!({"pattern": "gamma"})).await;
+    assert_eq!(out.content, "No matches for `gamma` in `.`.");
+    let err = wt
+        .model_error("search", json!({"pattern": "fn alpha("}))
+        .await;
+    assert!(err.starts_with("invalid regex `fn alpha(`"), "{err}");
+    assert!(err.contains("backslash"), "{err}");
+}
+
+#[tokio::test]
+async fn search_caps_matches() {
+    let many: String = (0..300).map(|i| format!("hit {i}\n")).collect();
+    let wt = Worktree::new(&[("many.txt", &many)]);
+    let out = wt.ok("search", json!({"pattern": "hit"})).await;
+    assert_eq!(out.content.lines().count(), 201);
+    assert!(out.content.contains("[Showing the first 200 matches"));
+}

@@ -1,0 +1,275 @@
+//! `bosun bench checkpoint`: what a checkpoint costs Bosun compared with the shadow-git baseline
+//! (`cp index tmp; GIT_INDEX_FILE=tmp git add -A && git write-tree && git commit-tree`), and
+//! what starting a task costs. Prints figures; asserts nothing.
+
+use crate::error::{IoContext, Result, WorkspaceError};
+use crate::{ChangeHint, TaskWorktree, gitwt};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+const FILES_PER_DIR: usize = 100;
+const REPEATS: usize = 3;
+
+/// Generates (or reuses) an N-file repository under `dir` and prints the figures to `out`.
+pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Result<()> {
+    let files = files.max(1);
+    std::fs::create_dir_all(dir).io_ctx("create directory", dir)?;
+    let dir = dir.canonicalize().io_ctx("resolve", dir)?;
+    let repo = dir.join(format!("repo-{files}"));
+    let ready = dir.join(format!("repo-{files}.ready"));
+    let say = |out: &mut dyn Write, line: String| -> Result<()> {
+        writeln!(out, "{line}").io_ctx("write benchmark output to", Path::new("<output>"))?;
+        out.flush()
+            .io_ctx("write benchmark output to", Path::new("<output>"))
+    };
+    if !ready.exists() {
+        let started = Instant::now();
+        generate(&repo, files)?;
+        std::fs::write(&ready, b"").io_ctx("write", &ready)?;
+        say(
+            out,
+            format!(
+                "generated {files} files in {:.1} s at {}",
+                secs(started),
+                repo.display()
+            ),
+        )?;
+    } else {
+        say(
+            out,
+            format!("reusing the {files}-file repository at {}", repo.display()),
+        )?;
+    }
+    let head = git(&repo, &["rev-parse", "HEAD"], &[])?.trim().to_string();
+    let run = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let home = dir.join(format!("home-{files}"));
+    if home.exists() {
+        std::fs::remove_dir_all(&home).io_ctx("remove", &home)?;
+    }
+    git(&repo, &["worktree", "prune"], &[])?;
+
+    // Task start: git's own worktree add, then ours (fresh), then a later one (recycled).
+    let plain = dir.join(format!("git-worktree-{files}"));
+    let started = Instant::now();
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            &plain.to_string_lossy(),
+            "HEAD",
+        ],
+        &[],
+    )?;
+    let git_add_ms = ms(started);
+    git(
+        &repo,
+        &["worktree", "remove", "--force", &plain.to_string_lossy()],
+        &[],
+    )?;
+    let started = Instant::now();
+    let mut task = TaskWorktree::create(&home, &repo, &format!("bench-{run}-1"), &head)?;
+    let first_ms = ms(started);
+
+    say(
+        out,
+        format!("checkpoint cost after a tool changed files ({files} files, median of {REPEATS}):"),
+    )?;
+    say(
+        out,
+        format!(
+            "{:<34}{:>12}{:>12}{:>10}",
+            "", "bosun ms", "git ms", "ratio"
+        ),
+    )?;
+    let mut next_file = 0usize;
+    for (label, count, hint_paths) in [
+        ("edit tool, 1 file", 1, true),
+        ("edit tool, 10 files", 10, true),
+        ("edit tool, 100 files", 100, true),
+        ("command, 10 files (Unknown)", 10, false),
+    ] {
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        for rep in 0..REPEATS {
+            let touched = touch_files(&task.worktree, files, &mut next_file, count, rep)?;
+            let hint = if hint_paths {
+                ChangeHint::Paths(touched)
+            } else {
+                ChangeHint::Unknown
+            };
+            let started = Instant::now();
+            task.checkpoint(&hint, label)?;
+            ours.push(ms(started));
+            touch_files(&task.worktree, files, &mut next_file, count, rep)?;
+            let started = Instant::now();
+            shadow_git_checkpoint(&task.worktree)?;
+            theirs.push(ms(started));
+        }
+        let (a, b) = (median(&mut ours), median(&mut theirs));
+        say(
+            out,
+            format!("{label:<34}{a:>12.1}{b:>12.1}{:>9.1}x", b / a.max(0.001)),
+        )?;
+    }
+    let started = Instant::now();
+    task.release()?;
+    let release_ms = ms(started);
+    let started = Instant::now();
+    let later = TaskWorktree::create(&home, &repo, &format!("bench-{run}-2"), &head)?;
+    let later_ms = ms(started);
+    say(out, "task start:".to_string())?;
+    say(
+        out,
+        format!("  git worktree add                      {git_add_ms:>10.1} ms"),
+    )?;
+    say(
+        out,
+        format!("  TaskWorktree::create, first task      {first_ms:>10.1} ms"),
+    )?;
+    say(
+        out,
+        format!("  release (final checkpoint + idle)     {release_ms:>10.1} ms"),
+    )?;
+    say(
+        out,
+        format!("  TaskWorktree::create, later task      {later_ms:>10.1} ms (recycled)"),
+    )?;
+    later.release()?;
+    Ok(())
+}
+
+fn generate(repo: &Path, files: usize) -> Result<()> {
+    if repo.exists() {
+        std::fs::remove_dir_all(repo).io_ctx("remove", repo)?;
+    }
+    for i in 0..files {
+        let path = repo.join(file_path(i));
+        if let Some(parent) = path.parent().filter(|_| i % FILES_PER_DIR == 0) {
+            std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
+        }
+        std::fs::write(&path, content(i, 0)).io_ctx("write", &path)?;
+    }
+    git(repo, &["init", "-q"], &[])?;
+    git(repo, &["add", "-A"], &[])?;
+    git(repo, &["commit", "-q", "-m", "generated"], &[])?;
+    Ok(())
+}
+
+/// `d03/d47/f034712.txt`: 100 files per directory, two levels.
+fn file_path(i: usize) -> String {
+    let dir = i / FILES_PER_DIR;
+    format!("d{:02}/d{:02}/f{i:06}.txt", dir / 100, dir % 100)
+}
+
+/// About 4 KB of text that differs per file and per version.
+fn content(i: usize, version: usize) -> String {
+    let mut text = String::with_capacity(4200);
+    let mut line = 0usize;
+    while text.len() < 4000 {
+        text.push_str(&format!(
+            "file {i} version {version} line {line}: lorem ipsum dolor sit amet\n"
+        ));
+        line += 1;
+    }
+    text
+}
+
+fn touch_files(
+    wt: &Path,
+    files: usize,
+    next: &mut usize,
+    count: usize,
+    rep: usize,
+) -> Result<Vec<String>> {
+    let mut touched = Vec::new();
+    for _ in 0..count {
+        let i = *next % files;
+        *next += 1;
+        let rel = file_path(i);
+        let path = wt.join(&rel);
+        std::fs::write(&path, content(i, rep + *next)).io_ctx("write", &path)?;
+        touched.push(rel);
+    }
+    Ok(touched)
+}
+
+/// What a shadow-git checkpointer pays: a copy of the index, `add -A`, `write-tree`, `commit-tree`.
+fn shadow_git_checkpoint(wt: &Path) -> Result<()> {
+    let admin = gitwt::admin_dir(wt).ok_or_else(|| WorkspaceError::WorktreeVanished {
+        task_id: "bench".into(),
+        path: wt.to_path_buf(),
+    })?;
+    let tmp = admin.join("bench-shadow-index");
+    std::fs::copy(admin.join("index"), &tmp).io_ctx("copy the index to", &tmp)?;
+    let env = [("GIT_INDEX_FILE", tmp.as_path())];
+    git(wt, &["add", "-A"], &env)?;
+    let tree = git(wt, &["write-tree"], &env)?;
+    git(
+        wt,
+        &["commit-tree", tree.trim(), "-p", "HEAD", "-m", "shadow"],
+        &env,
+    )?;
+    std::fs::remove_file(&tmp).io_ctx("remove", &tmp)
+}
+
+fn git(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<String> {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@localhost");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().io_ctx("run git in", dir)?;
+    if !output.status.success() {
+        let message = format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        return Err(std::io::Error::other(message)).io_ctx("run git in", dir);
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+fn secs(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64()
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Where a benchmark run keeps its repositories by default.
+pub fn default_bench_dir(home: &Path) -> PathBuf {
+    home.join("bench")
+}
+
+/// Generates (or reuses) the benchmark's N-file repository under `dir` and returns its path.
+pub fn generate_repo(files: usize, dir: &Path) -> Result<PathBuf> {
+    let files = files.max(1);
+    std::fs::create_dir_all(dir).io_ctx("create directory", dir)?;
+    let dir = dir.canonicalize().io_ctx("resolve", dir)?;
+    let repo = dir.join(format!("repo-{files}"));
+    let ready = dir.join(format!("repo-{files}.ready"));
+    if !ready.exists() {
+        generate(&repo, files)?;
+        std::fs::write(&ready, b"").io_ctx("write", &ready)?;
+    }
+    Ok(repo)
+}

@@ -1,0 +1,180 @@
+//! Looking back: the list of checkpoints, diffs between any two states, and restore.
+
+use crate::error::{GitContext, Result, WorkspaceError};
+use crate::materialise::switch_files;
+use crate::scan::scan_tree;
+use crate::task::{ChangeHint, Checkpoint, TaskWorktree, checkpoint_refs, tree_of};
+use git2::{DiffFindOptions, DiffFormat, DiffOptions, DiffStatsFormat, Tree};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// A state of the task to diff from or to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffPoint {
+    Base,
+    Checkpoint(u32),
+    /// The latest checkpoint, or the base if there is none.
+    Latest,
+}
+
+/// What `restore` did: the paths it rewrote and the checkpoint recording the restored state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    pub paths: Vec<String>,
+    pub checkpoint: Option<Checkpoint>,
+}
+
+impl TaskWorktree {
+    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>> {
+        let mut out = Vec::new();
+        for (n, id) in checkpoint_refs(&self.repo, &self.task_id)? {
+            let commit = self.repo.find_commit(id).git_ctx("reading a checkpoint")?;
+            let tree = commit.tree().git_ctx("reading a checkpoint")?;
+            let parent = match commit.parent(0) {
+                Ok(p) => Some(p.tree().git_ctx("reading a checkpoint's parent")?),
+                Err(_) => None,
+            };
+            out.push(Checkpoint {
+                n,
+                commit: id.to_string(),
+                files: self.changed_paths(parent.as_ref(), &tree)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Unified diff text (git style, `a/` and `b/` prefixes), or with `stat` a `git diff --stat`.
+    pub fn diff(&self, from: DiffPoint, to: DiffPoint, stat: bool) -> Result<String> {
+        let old = self.tree_at(from)?;
+        let new = self.tree_at(to)?;
+        let mut diff = self
+            .repo
+            .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut DiffOptions::new()))
+            .git_ctx("diffing two checkpoints")?;
+        diff.find_similar(Some(DiffFindOptions::new().renames(true)))
+            .git_ctx("finding renames")?;
+        if stat {
+            let stats = diff.stats().git_ctx("counting changes")?;
+            let buf = stats
+                .to_buf(DiffStatsFormat::FULL, 80)
+                .git_ctx("formatting a diff stat")?;
+            return Ok(String::from_utf8_lossy(&buf).into_owned());
+        }
+        let mut text = String::new();
+        diff.print(DiffFormat::Patch, |_, _, line| {
+            if matches!(line.origin(), '+' | '-' | ' ') {
+                text.push(line.origin());
+            }
+            text.push_str(&String::from_utf8_lossy(line.content()));
+            true
+        })
+        .git_ctx("formatting a diff")?;
+        Ok(text)
+    }
+
+    /// The paths that differ between the worktree now and checkpoint `n`.
+    pub fn restore_preview(&self, n: u32) -> Result<Vec<String>> {
+        self.ensure_present()?;
+        let target = self.tree_at(DiffPoint::Checkpoint(n))?;
+        let latest = self.tree_of_latest()?;
+        let index = self.load_index()?;
+        let pending = scan_tree(&self.repo, &index, &self.worktree, &[], false)?;
+        drop(index);
+        let mut candidates: BTreeSet<String> = self
+            .changed_paths(Some(&target), &latest)?
+            .into_iter()
+            .collect();
+        candidates.extend(pending.changed.keys().cloned());
+        let mut out = Vec::new();
+        for path in candidates {
+            let now = match pending.changed.get(&path) {
+                Some(entry) => entry.as_ref().map(|e| (e.id, e.mode)),
+                None => entry_in(&latest, &path),
+            };
+            if now != entry_in(&target, &path) {
+                out.push(path);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Puts the worktree back to checkpoint `n`, touching only the paths that differ; returns them.
+    pub fn restore(&mut self, n: u32) -> Result<Vec<String>> {
+        self.restore_to(n).map(|r| r.paths)
+    }
+
+    /// Like [`TaskWorktree::restore`], also saying which checkpoints it wrote: uncommitted work is
+    /// first saved as a checkpoint, and the restored state becomes a new checkpoint, so the next
+    /// checkpoint's parent is exactly what the worktree holds and nothing is ever lost.
+    pub fn restore_to(&mut self, n: u32) -> Result<Restored> {
+        self.ensure_present()?;
+        self.tree_at(DiffPoint::Checkpoint(n))?;
+        self.checkpoint(
+            &ChangeHint::Unknown,
+            &format!("Work before restoring checkpoint {n}"),
+        )?;
+        let target = self.tree_at(DiffPoint::Checkpoint(n))?.id();
+        let mut index = self.load_index()?;
+        let paths = {
+            let from = self.tree_of_latest()?.id();
+            let from = self.repo.find_tree(from).git_ctx("reading a checkpoint")?;
+            let to = self
+                .repo
+                .find_tree(target)
+                .git_ctx("reading a checkpoint")?;
+            switch_files(&self.repo, &self.worktree, &mut index, &from, &to)?
+        };
+        let checkpoint = if paths.is_empty() {
+            None
+        } else {
+            Some(self.commit(target, &format!("Restore checkpoint {n}"), paths.clone())?)
+        };
+        self.persist_index(&mut index)?;
+        Ok(Restored { paths, checkpoint })
+    }
+
+    pub(crate) fn tree_at(&self, point: DiffPoint) -> Result<Tree<'_>> {
+        match point {
+            DiffPoint::Base => tree_of(&self.repo, self.base_oid()?),
+            DiffPoint::Latest => self.tree_of_latest(),
+            DiffPoint::Checkpoint(n) => {
+                let name = format!("refs/bosun/{}/{n}", self.task_id);
+                match self.repo.find_reference(&name) {
+                    Ok(r) => r.peel_to_tree().git_ctx(format!("reading {name}")),
+                    Err(_) => Err(WorkspaceError::NoSuchCheckpoint {
+                        task_id: self.task_id.clone(),
+                        n,
+                        available: self.latest.map_or(0, |l| l.0),
+                    }),
+                }
+            }
+        }
+    }
+
+    fn changed_paths(&self, old: Option<&Tree<'_>>, new: &Tree<'_>) -> Result<Vec<String>> {
+        let diff = self
+            .repo
+            .diff_tree_to_tree(old, Some(new), None)
+            .git_ctx("comparing two checkpoints")?;
+        let mut paths = BTreeSet::new();
+        for delta in diff.deltas() {
+            for file in [delta.old_file(), delta.new_file()] {
+                if let Some(p) = file
+                    .path()
+                    .and_then(|p| p.to_str())
+                    .filter(|_| !file.id().is_zero())
+                {
+                    paths.insert(p.to_string());
+                }
+            }
+        }
+        Ok(paths.into_iter().collect())
+    }
+}
+
+fn entry_in(tree: &Tree<'_>, path: &str) -> Option<(git2::Oid, u32)> {
+    tree.get_path(Path::new(path))
+        .ok()
+        .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
+        .map(|e| (e.id(), e.filemode() as u32))
+}

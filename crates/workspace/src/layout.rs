@@ -1,0 +1,128 @@
+//! Where Bosun keeps a repository's task worktrees and their private state under `$BOSUN_HOME`.
+//!
+//! ```text
+//! $BOSUN_HOME/worktrees/<repo-key>/<task-id>/        the task's git worktree
+//! $BOSUN_HOME/workspace/<repo-key>/repo              the user's repository workdir (for reports)
+//! $BOSUN_HOME/workspace/<repo-key>/tasks/<task-id>/  base, index (private), tree, worktree, idle
+//! ```
+
+use crate::error::{IoContext, Result, WorkspaceError};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    pub home: PathBuf,
+    pub key: String,
+}
+
+impl Layout {
+    pub fn new(home: &Path, repo_root: &Path) -> Layout {
+        Layout {
+            home: home.to_path_buf(),
+            // The same repository must map to the same key however its path was spelled.
+            key: repo_key(
+                &repo_root
+                    .canonicalize()
+                    .unwrap_or_else(|_| repo_root.to_path_buf()),
+            ),
+        }
+    }
+
+    pub fn worktrees_dir(&self) -> PathBuf {
+        self.home.join("worktrees").join(&self.key)
+    }
+    pub fn worktree_path(&self, task_id: &str) -> PathBuf {
+        self.worktrees_dir().join(task_id)
+    }
+    pub fn state_dir(&self) -> PathBuf {
+        self.home.join("workspace").join(&self.key)
+    }
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.state_dir().join("tasks")
+    }
+    pub fn task_dir(&self, task_id: &str) -> PathBuf {
+        self.tasks_dir().join(task_id)
+    }
+    /// The private index: stat data and blob ids of the task's latest checkpoint.
+    pub fn index_path(&self, task_id: &str) -> PathBuf {
+        self.task_dir(task_id).join("index")
+    }
+    /// The tree id the on-disk private index describes.
+    pub fn tree_marker(&self, task_id: &str) -> PathBuf {
+        self.task_dir(task_id).join("tree")
+    }
+    /// Present while the task is released; holds the worktree path.
+    pub fn idle_marker(&self, task_id: &str) -> PathBuf {
+        self.task_dir(task_id).join("idle")
+    }
+    pub fn base_file(&self, task_id: &str) -> PathBuf {
+        self.task_dir(task_id).join("base")
+    }
+
+    /// Creates the state directories and records which repository the key stands for.
+    pub fn prepare(&self, task_id: &str, repo_root: &Path) -> Result<()> {
+        let dir = self.task_dir(task_id);
+        std::fs::create_dir_all(&dir).io_ctx("create directory", &dir)?;
+        let wt = self.worktrees_dir();
+        std::fs::create_dir_all(&wt).io_ctx("create directory", &wt)?;
+        let repo_file = self.state_dir().join("repo");
+        if !repo_file.exists() {
+            write_atomic(&repo_file, repo_root.to_string_lossy().as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// `<dir name>-<16 hex digits of FNV-1a of the path>`: stable, readable, collision-safe enough.
+pub(crate) fn repo_key(repo_root: &Path) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in repo_root.to_string_lossy().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    let name: String = repo_root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{name}-{hash:016x}")
+}
+
+pub(crate) fn validate_task_id(task_id: &str) -> Result<()> {
+    let ok = !task_id.is_empty()
+        && task_id.len() <= 100
+        && !task_id.starts_with(['.', '-'])
+        && !task_id.ends_with(".lock")
+        && !task_id.contains("..")
+        && task_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(WorkspaceError::InvalidTaskId(task_id.to_string()))
+    }
+}
+
+/// Writes through a temporary file and a rename, so readers never see half a file.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).io_ctx("write", &tmp)?;
+    std::fs::rename(&tmp, path).io_ctx("replace", path)
+}
+
+pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}

@@ -1,0 +1,252 @@
+//! Released worktrees: kept idle (a bounded number per repository) and recycled for later tasks,
+//! so a new task starts by rewriting only the files that differ instead of a full checkout.
+
+use crate::error::{GitContext, IoContext, Result, WorkspaceError};
+use crate::gitwt;
+use crate::layout::{Layout, read_trimmed, write_atomic};
+use crate::materialise::switch_files;
+use crate::task::{ChangeHint, TaskWorktree, latest_checkpoint, tree_of};
+use git2::{Index, Oid, Repository};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Released worktrees kept per repository; older ones are removed.
+pub const DEFAULT_MAX_IDLE_PER_REPO: usize = 2;
+
+#[derive(Debug, Clone)]
+pub(crate) struct IdleWorktree {
+    pub task_id: String,
+    pub worktree: PathBuf,
+    released: SystemTime,
+}
+
+/// Disk used by Bosun's task worktrees, for `bosun worktrees`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiskUsage {
+    pub worktrees: Vec<WorktreeUsage>,
+    pub idle_count: usize,
+    pub in_use_count: usize,
+    pub idle_bytes: u64,
+    pub in_use_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeUsage {
+    /// The user's repository it belongs to, when known.
+    pub repo: Option<PathBuf>,
+    pub task_id: String,
+    pub path: PathBuf,
+    /// Released: may be recycled for a later task or removed.
+    pub idle: bool,
+    pub bytes: u64,
+}
+
+impl TaskWorktree {
+    /// The task is finished: its final state is checkpointed and its worktree may be recycled.
+    pub fn release(self) -> Result<()> {
+        self.release_keeping(DEFAULT_MAX_IDLE_PER_REPO)
+    }
+
+    /// [`TaskWorktree::release`], keeping at most `max_idle` idle worktrees for this repository.
+    pub fn release_keeping(mut self, max_idle: usize) -> Result<()> {
+        if self.worktree.join(".git").exists() {
+            self.checkpoint(&ChangeHint::Unknown, "Final state")?;
+            self.flush_index()?;
+            let marker = self.layout.idle_marker(&self.task_id);
+            write_atomic(&marker, self.worktree.to_string_lossy().as_bytes())?;
+        }
+        let layout = self.layout.clone();
+        drop(self);
+        remove_idle(&layout, max_idle).map(|_| ())
+    }
+}
+
+/// Removes idle worktrees of `repo_root` beyond the newest `keep`; returns the removed paths.
+pub fn remove_idle_worktrees(home: &Path, repo_root: &Path, keep: usize) -> Result<Vec<PathBuf>> {
+    remove_idle(&Layout::new(home, repo_root), keep)
+}
+
+fn remove_idle(layout: &Layout, keep: usize) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    for idle in idle_tasks(layout).into_iter().skip(keep) {
+        if claim(layout, &idle.task_id) {
+            discard(layout, &idle.task_id, &idle.worktree)?;
+            removed.push(idle.worktree);
+        }
+    }
+    Ok(removed)
+}
+
+/// Idle worktrees of this repository, most recently released first.
+pub(crate) fn idle_tasks(layout: &Layout) -> Vec<IdleWorktree> {
+    let Ok(dir) = std::fs::read_dir(layout.tasks_dir()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<IdleWorktree> = dir
+        .flatten()
+        .filter_map(|entry| {
+            let task_id = entry.file_name().to_str()?.to_string();
+            let marker = layout.idle_marker(&task_id);
+            let released = std::fs::metadata(&marker).and_then(|m| m.modified()).ok()?;
+            let worktree = PathBuf::from(read_trimmed(&marker)?);
+            Some(IdleWorktree {
+                task_id,
+                worktree,
+                released,
+            })
+        })
+        .collect();
+    out.sort_by_key(|idle| std::cmp::Reverse(idle.released));
+    out
+}
+
+fn claimed_marker(layout: &Layout, task_id: &str) -> PathBuf {
+    layout.task_dir(task_id).join("idle.claimed")
+}
+
+/// Takes an idle worktree out of the pool; false if someone else took it first.
+pub(crate) fn claim(layout: &Layout, task_id: &str) -> bool {
+    std::fs::rename(layout.idle_marker(task_id), claimed_marker(layout, task_id)).is_ok()
+}
+
+/// A released task is being worked on again.
+pub(crate) fn unidle(layout: &Layout, task_id: &str) {
+    let _ = std::fs::remove_file(layout.idle_marker(task_id));
+}
+
+/// Deletes an idle worktree and the private state that only served it.
+pub(crate) fn discard(layout: &Layout, task_id: &str, worktree: &Path) -> Result<()> {
+    gitwt::remove(worktree)?;
+    forget_worktree_state(layout, task_id);
+    Ok(())
+}
+
+fn forget_worktree_state(layout: &Layout, task_id: &str) {
+    for path in [
+        layout.index_path(task_id),
+        layout.tree_marker(task_id),
+        claimed_marker(layout, task_id),
+    ] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Turns the idle worktree of `old` into `new_task`'s at `new_path` on `branch` holding `target`.
+pub(crate) fn recycle_into(
+    layout: &Layout,
+    user: &Repository,
+    old: &IdleWorktree,
+    new_task: &str,
+    new_path: &Path,
+    branch: &str,
+    target: Oid,
+) -> Result<()> {
+    if !old.worktree.join(".git").exists() {
+        return Err(WorkspaceError::WorktreeVanished {
+            task_id: old.task_id.clone(),
+            path: old.worktree.clone(),
+        });
+    }
+    // What the old worktree holds: its latest checkpoint (written at release), else its base.
+    let held = match latest_checkpoint(user, &old.task_id)? {
+        Some((_, commit)) => commit,
+        None => read_trimmed(&layout.base_file(&old.task_id))
+            .and_then(|s| Oid::from_str(&s).ok())
+            .ok_or_else(|| WorkspaceError::WorktreeVanished {
+                task_id: old.task_id.clone(),
+                path: old.worktree.clone(),
+            })?,
+    };
+    let from = tree_of(user, held)?;
+    let old_index = layout.index_path(&old.task_id);
+    let mut index = Index::open(&old_index).git_ctx("opening the private index")?;
+    if read_trimmed(&layout.tree_marker(&old.task_id)) != Some(from.id().to_string()) {
+        index
+            .read_tree(&from)
+            .git_ctx("rebuilding the private index")?;
+    }
+    let to = user.find_tree(target).git_ctx("reading the target tree")?;
+    switch_files(user, &old.worktree, &mut index, &from, &to)?;
+    index.write().git_ctx("writing the private index")?;
+    let new_index = layout.index_path(new_task);
+    std::fs::rename(&old_index, &new_index).io_ctx("move private index to", &new_index)?;
+    write_atomic(&layout.tree_marker(new_task), target.to_string().as_bytes())?;
+    forget_worktree_state(layout, &old.task_id);
+
+    let admin =
+        gitwt::admin_dir(&old.worktree).ok_or_else(|| WorkspaceError::WorktreeVanished {
+            task_id: old.task_id.clone(),
+            path: old.worktree.clone(),
+        })?;
+    gitwt::set_head(&admin, branch)?;
+    let head = user
+        .find_branch(branch, git2::BranchType::Local)
+        .git_ctx(format!("looking up branch {branch}"))?
+        .get()
+        .peel_to_tree()
+        .git_ctx(format!("reading branch {branch}"))?;
+    gitwt::reset_own_index(&admin, &new_index, target, &head)?;
+    gitwt::relocate(user, &old.worktree, new_path, new_task)?;
+    Ok(())
+}
+
+/// Idle and in-use worktrees under `$BOSUN_HOME/worktrees`, with their sizes.
+pub fn worktree_disk_usage(home: &Path) -> Result<DiskUsage> {
+    let mut usage = DiskUsage::default();
+    let root = home.join("worktrees");
+    let Ok(repos) = std::fs::read_dir(&root) else {
+        return Ok(usage);
+    };
+    for repo_dir in repos.flatten() {
+        let key = repo_dir.file_name().to_string_lossy().into_owned();
+        let layout = Layout {
+            home: home.to_path_buf(),
+            key,
+        };
+        let repo = read_trimmed(&layout.state_dir().join("repo")).map(PathBuf::from);
+        let Ok(tasks) = std::fs::read_dir(repo_dir.path()) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let task_id = task.file_name().to_string_lossy().into_owned();
+            let path = task.path();
+            let idle = layout.idle_marker(&task_id).exists();
+            let bytes = dir_size(&path)?;
+            if idle {
+                usage.idle_count += 1;
+                usage.idle_bytes += bytes;
+            } else {
+                usage.in_use_count += 1;
+                usage.in_use_bytes += bytes;
+            }
+            usage.worktrees.push(WorktreeUsage {
+                repo: repo.clone(),
+                task_id,
+                path,
+                idle,
+                bytes,
+            });
+        }
+    }
+    usage.worktrees.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(usage)
+}
+
+fn dir_size(path: &Path) -> Result<u64> {
+    let mut total = 0;
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let meta = entry.metadata().io_ctx("read the size of", &entry.path())?;
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                total += meta.len();
+            }
+        }
+    }
+    Ok(total)
+}

@@ -1,0 +1,217 @@
+//! Finding what changed in a worktree since the latest checkpoint, against the private index.
+//!
+//! Edit tools name their paths, so only those are looked at and hashed. After a command, libgit2's
+//! index-to-workdir diff walks the tree comparing the stat data the private index keeps (size,
+//! mtime, ctime, inode), hashing only files whose stat changed, plus new untracked files; ignored
+//! files (.gitignore, .git/info/exclude, core.excludesFile) are skipped exactly as git does.
+
+use crate::entry::{git_mode, hash_file, index_entry, lstat};
+use crate::error::{GitContext, Result};
+use crate::tree_edit::Change;
+use git2::{
+    Delta, DiffOptions, Index, IndexEntry, ObjectType, Oid, Repository, Tree, TreeWalkMode,
+    TreeWalkResult,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a scan found: new states per changed path, and entries whose stat data merely went stale.
+#[derive(Default)]
+pub(crate) struct Scan {
+    pub changed: BTreeMap<String, Option<IndexEntry>>,
+    pub refreshed: Vec<IndexEntry>,
+}
+
+impl Scan {
+    pub fn changes(&self) -> Vec<Change> {
+        self.changed
+            .iter()
+            .map(|(path, entry)| (path.clone(), entry.as_ref().map(|e| (e.id, e.mode))))
+            .collect()
+    }
+
+    /// Records what was found as pending private-index entries.
+    pub fn record_in(self, pending: &mut BTreeMap<String, Option<IndexEntry>>) {
+        for entry in self.refreshed {
+            pending.insert(
+                String::from_utf8_lossy(&entry.path).into_owned(),
+                Some(entry),
+            );
+        }
+        pending.extend(self.changed);
+    }
+
+    /// Brings the index up to date with what was found.
+    pub fn apply_to(&self, index: &mut Index) -> Result<()> {
+        for entry in &self.refreshed {
+            index.add(entry).git_ctx("updating the private index")?;
+        }
+        for (path, entry) in &self.changed {
+            match entry {
+                Some(entry) => index.add(entry).git_ctx("updating the private index")?,
+                None => {
+                    if index.get_path(Path::new(path), 0).is_some() {
+                        index
+                            .remove_path(Path::new(path))
+                            .git_ctx("updating the private index")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Looks only at `paths` (already normalised), comparing them with the latest checkpoint's
+/// tree; a path that is now a directory is walked.
+pub(crate) fn scan_paths(
+    repo: &Repository,
+    latest: &Tree<'_>,
+    worktree: &Path,
+    paths: &[String],
+) -> Result<Scan> {
+    let mut scan = Scan::default();
+    let mut walk = Vec::new();
+    for path in paths {
+        if path.is_empty() {
+            walk.push(String::new());
+            continue;
+        }
+        let (known, below) = in_tree(repo, latest, path)?;
+        match lstat(&worktree.join(path))? {
+            None => {
+                if known.is_some() {
+                    scan.changed.insert(path.clone(), None);
+                }
+                for p in below {
+                    scan.changed.insert(p, None);
+                }
+            }
+            Some(meta) => match git_mode(&meta) {
+                Some(mode) => {
+                    for p in below {
+                        scan.changed.insert(p, None);
+                    }
+                    // Tracked files stay tracked even when ignored, as in git.
+                    if known.is_none()
+                        && repo
+                            .is_path_ignored(path)
+                            .git_ctx(format!("checking whether {path} is ignored"))?
+                    {
+                        continue;
+                    }
+                    let id = hash_file(repo, worktree, path, &meta)?;
+                    let entry = index_entry(path, &meta, id, mode);
+                    if known == Some((id, mode)) {
+                        scan.refreshed.push(entry);
+                    } else {
+                        scan.changed.insert(path.clone(), Some(entry));
+                    }
+                }
+                None => {
+                    if known.is_some() {
+                        scan.changed.insert(path.clone(), None);
+                    }
+                    if meta.is_dir() {
+                        walk.push(path.clone());
+                    }
+                }
+            },
+        }
+    }
+    if !walk.is_empty() {
+        // Rare (a tool named a directory): walk just those directories against the tree.
+        let mut index = Index::new().git_ctx("creating an index")?;
+        index
+            .read_tree(latest)
+            .git_ctx("reading the latest checkpoint")?;
+        let walked = scan_tree(repo, &index, worktree, &walk, false)?;
+        scan.changed.extend(walked.changed);
+    }
+    Ok(scan)
+}
+
+/// A blob's id and git mode.
+type Blob = (Oid, u32);
+
+/// The blob at `path` in `tree` (id, mode), and the blobs below it if it is a directory.
+fn in_tree(repo: &Repository, tree: &Tree<'_>, path: &str) -> Result<(Option<Blob>, Vec<String>)> {
+    let Ok(entry) = tree.get_path(Path::new(path)) else {
+        return Ok((None, Vec::new()));
+    };
+    if entry.kind() != Some(ObjectType::Tree) {
+        return Ok((Some((entry.id(), entry.filemode() as u32)), Vec::new()));
+    }
+    let sub = repo
+        .find_tree(entry.id())
+        .git_ctx(format!("reading the tree {path}"))?;
+    let mut below = Vec::new();
+    sub.walk(TreeWalkMode::PreOrder, |root, e| {
+        let is_blob = e.kind() != Some(ObjectType::Tree);
+        match e.name() {
+            Ok(name) if is_blob => below.push(format!("{path}/{root}{name}")),
+            _ => {}
+        }
+        TreeWalkResult::Ok
+    })
+    .git_ctx(format!("listing the tree {path}"))?;
+    Ok((None, below))
+}
+
+/// Walks the worktree (or the given directories) comparing stat data with the index.
+/// `update_stat` lets libgit2 refresh (and write) stale-but-unchanged entries in the index.
+pub(crate) fn scan_tree(
+    repo: &Repository,
+    index: &Index,
+    worktree: &Path,
+    dirs: &[String],
+    update_stat: bool,
+) -> Result<Scan> {
+    let mut opts = DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_typechange(true)
+        .ignore_submodules(true)
+        .update_index(update_stat);
+    for dir in dirs.iter().filter(|d| !d.is_empty()) {
+        opts.pathspec(dir);
+    }
+    let diff = repo
+        .diff_index_to_workdir(Some(index), Some(&mut opts))
+        .git_ctx("comparing the worktree with the latest checkpoint")?;
+    let mut found: Vec<(String, bool)> = Vec::new();
+    for delta in diff.deltas() {
+        let (file, present) = match delta.status() {
+            Delta::Deleted => (delta.old_file(), false),
+            Delta::Added | Delta::Untracked | Delta::Modified | Delta::Typechange => {
+                (delta.new_file(), true)
+            }
+            _ => continue,
+        };
+        if let Some(path) = file.path().and_then(|p| p.to_str()) {
+            found.push((path.trim_end_matches('/').to_string(), present));
+        }
+    }
+    drop(diff);
+    let mut scan = Scan::default();
+    for (path, present) in found {
+        if !present {
+            scan.changed.insert(path, None);
+            continue;
+        }
+        let Some(meta) = lstat(&worktree.join(&path))? else {
+            if index.get_path(Path::new(&path), 0).is_some() {
+                scan.changed.insert(path, None);
+            }
+            continue;
+        };
+        // Nested repositories show up as untracked directories: git does not descend either.
+        let Some(mode) = git_mode(&meta) else {
+            continue;
+        };
+        let id = hash_file(repo, worktree, &path, &meta)?;
+        let entry = index_entry(&path, &meta, id, mode);
+        scan.changed.insert(path, Some(entry));
+    }
+    Ok(scan)
+}

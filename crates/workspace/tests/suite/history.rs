@@ -1,0 +1,208 @@
+use super::fixture::*;
+use bosun_workspace::{ChangeHint, DiffPoint, TaskWorktree};
+use pretty_assertions::assert_eq;
+use std::os::unix::fs::MetadataExt;
+
+fn paths(p: &[&str]) -> ChangeHint {
+    ChangeHint::Paths(p.iter().map(|s| s.to_string()).collect())
+}
+
+#[test]
+fn diff_and_stat_between_any_two_states() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    write(
+        &wt,
+        "src/lib.rs",
+        "pub fn one() -> u32 { 1 }\npub fn two() -> u32 { 22 }\n",
+    );
+    task.checkpoint(&paths(&["src/lib.rs"]), "two")
+        .unwrap()
+        .unwrap();
+    write(&wt, "docs/guide.md", "hello\n");
+    task.checkpoint(&paths(&["docs/guide.md"]), "docs")
+        .unwrap()
+        .unwrap();
+
+    let first = task
+        .diff(DiffPoint::Base, DiffPoint::Checkpoint(1), false)
+        .unwrap();
+    assert!(
+        first.starts_with("diff --git a/src/lib.rs b/src/lib.rs\n"),
+        "{first}"
+    );
+    assert!(
+        first.contains("--- a/src/lib.rs\n+++ b/src/lib.rs\n"),
+        "{first}"
+    );
+    assert!(
+        first.contains("-pub fn two() -> u32 { 2 }\n+pub fn two() -> u32 { 22 }\n"),
+        "{first}"
+    );
+    let second = task
+        .diff(DiffPoint::Checkpoint(1), DiffPoint::Latest, false)
+        .unwrap();
+    assert!(
+        second.contains("+++ b/docs/guide.md\n@@ -0,0 +1 @@\n+hello\n"),
+        "{second}"
+    );
+    assert!(!second.contains("src/lib.rs"), "{second}");
+    // The same text git prints for the same two commits.
+    let git_text = git(&f.repo, &["diff", "refs/bosun/t1/1", "refs/bosun/t1/2"]);
+    assert_eq!(second, git_text);
+    let stat = task.diff(DiffPoint::Base, DiffPoint::Latest, true).unwrap();
+    assert!(stat.contains("docs/guide.md | 1 +"), "{stat}");
+    assert!(
+        stat.contains("2 files changed, 2 insertions(+), 1 deletion(-)"),
+        "{stat}"
+    );
+    assert_eq!(
+        task.diff(DiffPoint::Latest, DiffPoint::Latest, false)
+            .unwrap(),
+        ""
+    );
+}
+
+#[test]
+fn restore_touches_only_the_paths_that_differ_and_keeps_history() {
+    let f = fixture();
+    let before = user_state(&f.repo);
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    write(&wt, "a.txt", "one\n");
+    task.checkpoint(&paths(&["a.txt"]), "1").unwrap().unwrap();
+    write(&wt, "a.txt", "two\n");
+    write(&wt, "b.txt", "new\n");
+    std::fs::remove_file(wt.join("run.sh")).unwrap();
+    task.checkpoint(&paths(&["a.txt", "b.txt", "run.sh"]), "2")
+        .unwrap()
+        .unwrap();
+    // Uncommitted work from a command, then the user asks to go back to checkpoint 1.
+    write(&wt, "c.txt", "pending\n");
+    let untouched = std::fs::metadata(wt.join("src/lib.rs")).unwrap();
+
+    let preview = task.restore_preview(1).unwrap();
+    assert_eq!(preview, vec!["a.txt", "b.txt", "c.txt", "run.sh"]);
+    let restored = task.restore_to(1).unwrap();
+    assert_eq!(restored.paths, preview);
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "one\n");
+    assert!(!wt.join("b.txt").exists() && !wt.join("c.txt").exists());
+    assert_eq!(
+        std::fs::metadata(wt.join("run.sh")).unwrap().mode() & 0o111,
+        0o111
+    );
+    let after = std::fs::metadata(wt.join("src/lib.rs")).unwrap();
+    assert_eq!(
+        (after.ino(), after.mtime_nsec()),
+        (untouched.ino(), untouched.mtime_nsec())
+    );
+    // The pending work was saved first (checkpoint 3), the restored state is checkpoint 4.
+    let cps = task.checkpoints().unwrap();
+    assert_eq!(
+        cps.iter().map(|c| c.n).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert_eq!(cps[2].files, vec!["c.txt"]);
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/4"),
+        tree_of(&f.repo, "refs/bosun/t1/1")
+    );
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/4"),
+        independent_tree(&wt, &f.base)
+    );
+    assert_eq!(task.restore_preview(1).unwrap(), Vec::<String>::new());
+    assert_eq!(task.restore(1).unwrap(), Vec::<String>::new());
+    // The next edit builds on the restored state.
+    write(&wt, "d.txt", "d\n");
+    let cp = task
+        .checkpoint(&paths(&["d.txt"]), "after restore")
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.files, vec!["d.txt"]);
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/5"),
+        independent_tree(&wt, &f.base)
+    );
+    assert_eq!(user_state(&f.repo), before);
+}
+
+#[test]
+fn restore_brings_back_symlinks_exec_bits_and_deleted_directories() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    // A command turns the symlink into a file, drops the exec bit and deletes a directory.
+    std::fs::remove_file(wt.join("link")).unwrap();
+    write(&wt, "link", "plain file\n");
+    std::fs::set_permissions(
+        wt.join("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(wt.join("src/deep")).unwrap();
+    let cp = task
+        .checkpoint(&ChangeHint::Unknown, "command")
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.files, vec!["link", "run.sh", "src/deep/mod.rs"]);
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/1"),
+        independent_tree(&wt, &f.base)
+    );
+    write(&wt, "later.txt", "x\n");
+    task.checkpoint(&paths(&["later.txt"]), "later").unwrap();
+
+    let restored = task
+        .diff(DiffPoint::Checkpoint(1), DiffPoint::Base, true)
+        .unwrap();
+    assert!(restored.contains("src/deep/mod.rs | 1 +"), "{restored}");
+    // Back to checkpoint 1 first, then to the base through a fresh open of the task.
+    task.restore(1).unwrap();
+    assert!(!wt.join("later.txt").exists());
+    drop(task);
+    let mut task = TaskWorktree::open(&f.home, &f.repo, "t1", &wt, &f.base).unwrap();
+    let n = task.checkpoints().unwrap().len() as u32;
+    assert_eq!(n, 3);
+    // Checkpoint 1's parent is the base: restore "the base" by making it a checkpoint first.
+    let base_paths = task
+        .diff(DiffPoint::Latest, DiffPoint::Base, false)
+        .unwrap();
+    assert!(
+        base_paths.contains("diff --git a/link b/link"),
+        "{base_paths}"
+    );
+    std::fs::remove_file(wt.join("link")).unwrap();
+    std::os::unix::fs::symlink("README.md", wt.join("link")).unwrap();
+    task.checkpoint(&paths(&["link"]), "relink")
+        .unwrap()
+        .unwrap();
+    assert!(
+        std::fs::symlink_metadata(wt.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    task.restore(1).unwrap();
+    assert!(
+        std::fs::symlink_metadata(wt.join("link"))
+            .unwrap()
+            .is_file()
+    );
+    task.restore(4).unwrap();
+    assert_eq!(
+        std::fs::read_link(wt.join("link")).unwrap().to_str(),
+        Some("README.md")
+    );
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/4"),
+        independent_tree(&wt, &f.base)
+    );
+    assert!(!wt.join("src/deep").exists());
+    task.restore(2).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("later.txt")).unwrap(),
+        "x\n"
+    );
+}

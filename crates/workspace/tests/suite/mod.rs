@@ -1,0 +1,6 @@
+mod bench;
+mod checkpoints;
+mod errors;
+mod fixture;
+mod history;
+mod recycle;

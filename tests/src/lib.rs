@@ -1,1 +1,0 @@
-//! Integration suite: see all.rs
