@@ -189,10 +189,11 @@ pub async fn dispatch(
             plan,
         }) => {
             emitter.check()?;
+            // The tool's own output already says how it failed (e.g. "Exit code: 2"); only a
+            // timeout gets a separate error line.
             let error = match status {
-                ToolCallStatus::Success => None,
                 ToolCallStatus::TimedOut => Some("timed out; the command was killed".into()),
-                _ => exit_code.map(|c| format!("exit code {c}")),
+                _ => None,
             };
             let message = events.end(status, exit_code, error, content)?;
             Ok(Dispatched {

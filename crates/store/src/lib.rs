@@ -73,25 +73,37 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        let mut conn = Connection::open(path).map_err(open_err)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
-        // Returns the resulting mode; a filesystem without shared memory keeps the rollback journal,
-        // which is slower for concurrent readers but still correct.
-        let _mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-            .map_err(open_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", true)
-            .map_err(open_err)?;
-        conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)
-            .map_err(open_err)?;
+        // Switching a new file to WAL takes an exclusive lock that SQLite's busy handler does not
+        // always wait for; when several processes create the journal at once, retry briefly.
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        let mut conn = loop {
+            match Self::connect(path) {
+                Ok(conn) => break conn,
+                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(open_err(e)),
+            }
+        };
         migrations::migrate(&mut conn, path)?;
         Ok(Store {
             conn: Mutex::new(conn),
             path: path.to_path_buf(),
             appends: AtomicU32::new(0),
         })
+    }
+
+    fn connect(path: &Path) -> rusqlite::Result<Connection> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Returns the resulting mode; a filesystem without shared memory keeps the rollback journal,
+        // which is slower for concurrent readers but still correct.
+        let _mode: String =
+            conn.pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
+        Ok(conn)
     }
 
     /// Opens the default journal, `bosun_home()/bosun.db`.
@@ -133,6 +145,14 @@ impl Store {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// Bosun's data directory: `$BOSUN_HOME` if set and non-empty, else the platform data directory

@@ -2,7 +2,7 @@
 
 use crate::error::{GitContext, Result, WorkspaceError};
 use crate::materialise::switch_files;
-use crate::scan::scan_tree;
+use crate::scan::{candidates_from_git, scan_paths, scan_tree};
 use crate::task::{ChangeHint, Checkpoint, TaskWorktree, checkpoint_refs, tree_of};
 use git2::{DiffFindOptions, DiffFormat, DiffOptions, DiffStatsFormat, Tree};
 use std::collections::BTreeSet;
@@ -77,9 +77,15 @@ impl TaskWorktree {
         self.ensure_present()?;
         let target = self.tree_at(DiffPoint::Checkpoint(n))?;
         let latest = self.tree_of_latest()?;
-        let index = self.load_index()?;
-        let pending = scan_tree(&self.repo, &index, &self.worktree, &[], false)?;
-        drop(index);
+        let index_file = self.layout.index_path(&self.task_id);
+        let pending =
+            match candidates_from_git(&self.worktree, &index_file).filter(|_| self.git_cli) {
+                Some(paths) => scan_paths(&self.repo, &latest, &self.worktree, &paths, false)?,
+                None => {
+                    let index = self.load_index()?;
+                    scan_tree(&self.repo, &index, &self.worktree, &[], false)?
+                }
+            };
         let mut candidates: BTreeSet<String> = self
             .changed_paths(Some(&target), &latest)?
             .into_iter()

@@ -1,11 +1,13 @@
 //! Finding what changed in a worktree since the latest checkpoint, against the private index.
 //!
-//! Edit tools name their paths, so only those are looked at and hashed. After a command, libgit2's
-//! index-to-workdir diff walks the tree comparing the stat data the private index keeps (size,
-//! mtime, ctime, inode), hashing only files whose stat changed, plus new untracked files; ignored
-//! files (.gitignore, .git/info/exclude, core.excludesFile) are skipped exactly as git does.
+//! Edit tools name their paths, so only those are looked at and hashed. After a command, the
+//! tree is walked comparing the stat data the private index keeps (size, mtime, ctime, inode):
+//! by `git diff-files` + `git ls-files --others` against the private index (git stats in
+//! parallel), or libgit2's index-to-workdir diff when git is missing. Only files whose stat
+//! changed, plus new untracked files, are hashed; ignored files (.gitignore, .git/info/exclude,
+//! core.excludesFile) are skipped exactly as git does.
 
-use crate::entry::{git_mode, hash_file, index_entry, lstat};
+use crate::entry::{git_mode, hash_file, index_entry, lstat, normalise};
 use crate::error::{GitContext, Result};
 use crate::tree_edit::Change;
 use git2::{
@@ -69,6 +71,7 @@ pub(crate) fn scan_paths(
     latest: &Tree<'_>,
     worktree: &Path,
     paths: &[String],
+    check_ignored: bool,
 ) -> Result<Scan> {
     let mut scan = Scan::default();
     let mut walk = Vec::new();
@@ -94,6 +97,7 @@ pub(crate) fn scan_paths(
                     }
                     // Tracked files stay tracked even when ignored, as in git.
                     if known.is_none()
+                        && check_ignored
                         && repo
                             .is_path_ignored(path)
                             .git_ctx(format!("checking whether {path} is ignored"))?
@@ -214,4 +218,39 @@ pub(crate) fn scan_tree(
         scan.changed.insert(path, Some(entry));
     }
     Ok(scan)
+}
+
+/// Paths that may have changed since the private index was written, from the git CLI (which
+/// stats in parallel): tracked files whose stat data differs, and untracked files that are not
+/// ignored. None when git is not installed or fails, so the caller walks with libgit2 instead.
+pub(crate) fn candidates_from_git(worktree: &Path, index_file: &Path) -> Option<Vec<String>> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(worktree)
+            .args(["-c", "core.quotePath=false", "-c", "core.fsmonitor=false"])
+            .args(args)
+            .env("GIT_INDEX_FILE", index_file)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()
+    };
+    let modified = git(&["diff-files", "--name-only", "-z", "--ignore-submodules"])?;
+    let untracked = git(&["ls-files", "--others", "--exclude-standard", "-z"])?;
+    let mut paths = Vec::new();
+    for child in [modified, untracked] {
+        let output = child.wait_with_output().ok()?;
+        if !output.status.success() {
+            return None;
+        }
+        for raw in output.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            let path = String::from_utf8_lossy(raw);
+            paths.push(normalise(&path).ok()?);
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    Some(paths)
 }

@@ -3,7 +3,7 @@
 use crate::entry::normalise;
 use crate::error::{GitContext, IoContext, Result, WorkspaceError};
 use crate::layout::{Layout, read_trimmed, validate_task_id, write_atomic};
-use crate::scan::{scan_paths, scan_tree};
+use crate::scan::{candidates_from_git, scan_paths, scan_tree};
 use crate::{gitwt, materialise, pool, tree_edit};
 use git2::{Commit, Index, IndexEntry, Oid, Repository, Signature, Tree};
 use std::collections::BTreeMap;
@@ -48,6 +48,8 @@ pub struct TaskWorktree {
     /// The file plus these is exactly the latest checkpoint's tree, with stat data. Kept here
     /// rather than as a live `git2::Index` so a task can move between threads.
     pub(crate) pending: BTreeMap<String, Option<IndexEntry>>,
+    /// Whether the git CLI finds command changes (faster than libgit2's walk on large trees).
+    pub(crate) git_cli: bool,
 }
 
 impl std::fmt::Debug for TaskWorktree {
@@ -175,6 +177,7 @@ impl TaskWorktree {
             repo,
             latest,
             pending: BTreeMap::new(),
+            git_cli: true,
         })
     }
 
@@ -185,7 +188,8 @@ impl TaskWorktree {
         self.ensure_present()?;
         pool::unidle(&self.layout, &self.task_id);
         // Edit tools: only the named paths, compared with the latest tree (no index load).
-        // Commands: a stat walk against the private index, which is then written back.
+        // Commands: the files whose stat data differs from the private index, plus new untracked
+        // ones, as the git CLI (parallel stat) or else libgit2 lists them; only those are hashed.
         let mut index = None;
         let scan = match hint {
             ChangeHint::Paths(paths) => {
@@ -194,7 +198,20 @@ impl TaskWorktree {
                     .map(|p| normalise(p))
                     .collect::<Result<Vec<_>>>()?;
                 let latest = self.tree_of_latest()?;
-                scan_paths(&self.repo, &latest, &self.worktree, &paths)?
+                scan_paths(&self.repo, &latest, &self.worktree, &paths, true)?
+            }
+            ChangeHint::Unknown if self.git_cli => {
+                let index_file = self.layout.index_path(&self.task_id);
+                match candidates_from_git(&self.worktree, &index_file) {
+                    Some(paths) => {
+                        let latest = self.tree_of_latest()?;
+                        scan_paths(&self.repo, &latest, &self.worktree, &paths, false)?
+                    }
+                    None => {
+                        self.git_cli = false;
+                        return self.checkpoint(hint, message);
+                    }
+                }
             }
             ChangeHint::Unknown => {
                 let loaded = index.insert(self.load_index()?);
@@ -228,7 +245,12 @@ impl TaskWorktree {
                 scan.apply_to(&mut index)?;
                 self.persist_index(&mut index)?;
             }
-            _ => scan.record_in(&mut self.pending),
+            _ => {
+                scan.record_in(&mut self.pending);
+                if self.pending.len() > PERSIST_AFTER {
+                    self.flush_index()?;
+                }
+            }
         }
         Ok(checkpoint)
     }
@@ -271,6 +293,12 @@ impl TaskWorktree {
             commit: commit.to_string(),
             files,
         })
+    }
+
+    /// Whether command checkpoints ask the git CLI which files changed (the default when git is
+    /// installed; it stats in parallel) or walk with libgit2 only.
+    pub fn use_git_cli(&mut self, enabled: bool) {
+        self.git_cli = enabled;
     }
 
     pub(crate) fn base_oid(&self) -> Result<Oid> {

@@ -81,10 +81,10 @@ fn provider_entry(args: &RunArgs, config: &BosunConfig) -> anyhow::Result<(Strin
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if let Some(max) = args.max_cost_usd {
-        if !(max.is_finite() && max >= 0.0) {
-            bail!("--max-cost-usd must be a non-negative number");
-        }
+    if let Some(max) = args.max_cost_usd
+        && !(max.is_finite() && max >= 0.0)
+    {
+        bail!("--max-cost-usd must be a non-negative number");
     }
     if args.max_steps == 0 {
         bail!("--max-steps must be at least 1");

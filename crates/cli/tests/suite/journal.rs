@@ -86,10 +86,10 @@ fn a_task_killed_with_sigkill_shows_as_interrupted_and_the_journal_stays_consist
     for line in BufReader::new(stdout).lines() {
         let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
         task_id = ev.task_id.0.clone();
-        if let EventMsg::ToolOutputDelta(d) = &ev.msg {
-            if d.chunk.contains("working") {
-                break;
-            }
+        if let EventMsg::ToolOutputDelta(d) = &ev.msg
+            && d.chunk.contains("working")
+        {
+            break;
         }
     }
     child.kill().unwrap(); // SIGKILL

@@ -102,8 +102,18 @@ fn edit_checkpoints_record_exactly_the_worktree_with_modes_and_symlinks() {
 
 #[test]
 fn a_command_checkpoint_finds_changes_from_stat_data_and_skips_ignored_files() {
+    command_checkpoint(true);
+}
+
+#[test]
+fn a_command_checkpoint_without_the_git_cli_finds_the_same() {
+    command_checkpoint(false);
+}
+
+fn command_checkpoint(git_cli: bool) {
     let f = fixture();
     let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    task.use_git_cli(git_cli);
     let wt = task.worktree.clone();
     std::fs::write(f.repo.join(".git/info/exclude"), "secret.env\n").unwrap();
     write(&wt, "src/lib.rs", "rewritten by a command\n");
@@ -140,6 +150,14 @@ fn nothing_changed_means_no_checkpoint() {
     );
     // Rewriting a file with the same content (new mtime) is not a change.
     let wt = task.worktree.clone();
+    let own_index =
+        std::path::PathBuf::from(git(&wt, &["rev-parse", "--git-path", "index"]).trim());
+    let own_index = if own_index.is_absolute() {
+        own_index
+    } else {
+        wt.join(own_index)
+    };
+    let own_before = std::fs::read(&own_index).unwrap();
     let same = std::fs::read(wt.join("src/lib.rs")).unwrap();
     std::fs::write(wt.join("src/lib.rs"), &same).unwrap();
     assert_eq!(
@@ -148,6 +166,8 @@ fn nothing_changed_means_no_checkpoint() {
     );
     assert_eq!(task.checkpoint(&ChangeHint::Unknown, "same").unwrap(), None);
     assert_eq!(task.checkpoints().unwrap(), vec![]);
+    // The agent's own git index in the worktree is not Bosun's to change.
+    assert_eq!(std::fs::read(&own_index).unwrap(), own_before);
 }
 
 #[test]
