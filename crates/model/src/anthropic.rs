@@ -354,21 +354,7 @@ fn stream_error(provider: &str, err: &Value) -> ModelError {
         "overloaded_error" => 529,
         _ => 500,
     };
-    if status == 429 {
-        ModelError::RateLimited {
-            provider: provider.to_string(),
-            retry_after: None,
-            message,
-            attempts: 1,
-        }
-    } else {
-        ModelError::Http {
-            provider: provider.to_string(),
-            status,
-            message,
-            attempts: 1,
-        }
-    }
+    ModelError::from_status(provider, status, message, None)
 }
 
 #[cfg(test)]

@@ -322,21 +322,7 @@ fn status_error(
         )),
         _ => {}
     }
-    if status == 429 {
-        ModelError::RateLimited {
-            provider: provider.to_string(),
-            retry_after,
-            message,
-            attempts: 1,
-        }
-    } else {
-        ModelError::Http {
-            provider: provider.to_string(),
-            status,
-            message,
-            attempts: 1,
-        }
-    }
+    ModelError::from_status(provider, status, message, retry_after)
 }
 
 /// `{"error":{"message":…}}`, `{"error":"…"}`, `{"message":…}` or `{"detail":…}`.

@@ -62,6 +62,31 @@ fn retry_after_text(d: &Option<Duration>) -> String {
 }
 
 impl ModelError {
+    /// The error for an HTTP failure status (from a response or an error event in a stream), on
+    /// the first attempt: 429 is a rate limit, anything else an HTTP error.
+    pub fn from_status(
+        provider: &str,
+        status: u16,
+        message: String,
+        retry_after: Option<std::time::Duration>,
+    ) -> ModelError {
+        if status == 429 {
+            ModelError::RateLimited {
+                provider: provider.to_string(),
+                retry_after,
+                message,
+                attempts: 1,
+            }
+        } else {
+            ModelError::Http {
+                provider: provider.to_string(),
+                status,
+                message,
+                attempts: 1,
+            }
+        }
+    }
+
     /// Whether sending the same request again may succeed: 408, 409, 429, 5xx (incl. 529),
     /// connection failures and broken streams.
     pub fn is_retryable(&self) -> bool {

@@ -331,21 +331,7 @@ fn stream_error(provider: &str, err: &Value) -> ModelError {
         .and_then(|c| u16::try_from(c).ok())
         .filter(|c| (400..600).contains(c))
         .unwrap_or(500);
-    if status == 429 {
-        ModelError::RateLimited {
-            provider: provider.to_string(),
-            retry_after: None,
-            message,
-            attempts: 1,
-        }
-    } else {
-        ModelError::Http {
-            provider: provider.to_string(),
-            status,
-            message,
-            attempts: 1,
-        }
-    }
+    ModelError::from_status(provider, status, message, None)
 }
 
 #[cfg(test)]
