@@ -59,6 +59,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Policy tools
+    #[command(subcommand)]
+    Policy(commands::policy::PolicyCommand),
     /// Benchmarks that print figures next to a git baseline
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
@@ -70,6 +73,9 @@ pub fn home() -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    // Commands run inside the sandbox are started as `bosun __sandbox …`: this turns the process
+    // into that trampoline before anything else (no threads may exist yet).
+    bosun_exec::dispatch_sandbox();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
@@ -85,6 +91,7 @@ fn main() -> ExitCode {
         Command::Restore { task, checkpoint } => commands::diff::restore(&task, checkpoint),
         Command::Worktrees { json } => commands::diff::worktrees(json),
         Command::Bench(b) => commands::bench::bench(b),
+        Command::Policy(p) => commands::policy::policy(p),
     };
     match result {
         Ok(code) => code,

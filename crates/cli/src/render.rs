@@ -175,6 +175,53 @@ impl Transcript {
                     self.paint(code, &format!("■ {}", f.status.as_str()))
                 )?;
             }
+            EventMsg::ApprovalRequested(a) => writeln!(
+                out,
+                "{} {} — {} ({}, {})",
+                self.paint("1;33", "? approval:"),
+                crate::commands::approve::describe(&a.action),
+                a.reason,
+                a.rule,
+                a.source
+            )?,
+            EventMsg::ApprovalResolved(r) => {
+                let what = match r.decision {
+                    bosun_protocol::ApprovalDecision::ApproveOnce => "approved once".to_string(),
+                    bosun_protocol::ApprovalDecision::ApproveTask => {
+                        "approved for this task".to_string()
+                    }
+                    bosun_protocol::ApprovalDecision::ApproveAlways => format!(
+                        "approved always: {} → {}",
+                        r.rule.as_deref().unwrap_or("?"),
+                        r.rule_file.as_deref().unwrap_or("not saved")
+                    ),
+                    bosun_protocol::ApprovalDecision::Deny => match &r.note {
+                        Some(n) => format!("denied: {n}"),
+                        None => "denied".to_string(),
+                    },
+                };
+                writeln!(
+                    out,
+                    "  {}",
+                    self.paint("33", &format!("{what} (by {})", r.by))
+                )?;
+            }
+            EventMsg::Redacted(r) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "2",
+                    &format!(
+                        "  {} secret(s) redacted ({}) before the {}",
+                        r.count,
+                        r.kinds.join(", "),
+                        r.place
+                    )
+                )
+            )?,
+            EventMsg::Warning(w) => {
+                writeln!(out, "{} {}", self.paint("1;33", "warning:"), w.message)?
+            }
             EventMsg::AssistantDelta(_)
             | EventMsg::AssistantMessage(_)
             | EventMsg::ToolOutputDelta(_) => {}

@@ -2,6 +2,9 @@
 //! model is told. Begin and end come from one [`CallEvents`], so what the UI shows and what the
 //! model is told cannot drift.
 
+use crate::approvals::{Approval, ApprovalGate, AskRequest};
+use crate::policy_files::PolicyFiles;
+use crate::sandboxing::Sandboxing;
 use crate::{CoreError, Emitter};
 use bosun_model::{ChatMessage, ToolCall};
 use bosun_policy::{Decision, Policy};
@@ -12,6 +15,7 @@ use bosun_protocol::{
 use bosun_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry, Touched};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::RwLock;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -27,7 +31,10 @@ pub struct Dispatched {
 /// Everything a tool call runs with.
 pub struct DispatchEnv<'a> {
     pub registry: &'a ToolRegistry,
-    pub policy: &'a Policy,
+    pub policy: &'a RwLock<Policy>,
+    pub policy_files: &'a PolicyFiles,
+    pub gate: &'a ApprovalGate,
+    pub sandboxing: &'a Sandboxing,
     pub emitter: &'a Arc<Emitter>,
     pub worktree: PathBuf,
     pub cancel: &'a CancellationToken,
@@ -151,15 +158,89 @@ pub async fn dispatch(
             return Err(CoreError::Tool(m));
         }
     };
-    let decision = env.policy.decide(&action);
-    if decision.decision != Decision::Allow {
-        // Approvals build on this seam; until then anything not allowed is refused.
-        let why = format!(
-            "not allowed by the policy ({}, from {})",
-            decision.rule, decision.source
-        );
-        let message = events.end(ToolCallStatus::Denied, None, Some(why), String::new())?;
-        return Ok(nothing(message));
+    let (mut decision, network, suggestions) = {
+        let policy = env
+            .policy
+            .read()
+            .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?;
+        let network = match &action {
+            bosun_protocol::ToolAction::Command { command } => policy.network_allowed(command),
+            _ => false,
+        };
+        (policy.decide(&action), network, policy.suggestions(&action))
+    };
+    // A command that cannot be confined is never run unasked.
+    if let (Some(reason), bosun_protocol::ToolAction::Command { .. }, Decision::Allow) =
+        (env.sandboxing.unavailable(), &action, decision.decision)
+    {
+        decision.decision = Decision::Ask;
+        decision.reason = format!("commands cannot be sandboxed here ({reason}), so each one asks");
+        decision.rule = "sandbox unavailable".into();
+        decision.source = "built-in".into();
+    }
+    match decision.decision {
+        Decision::Allow => {}
+        Decision::Deny => {
+            let why = format!(
+                "denied by the policy: {} ({}, {})",
+                decision.reason, decision.rule, decision.source
+            );
+            let message = events.end(ToolCallStatus::Denied, None, Some(why), String::new())?;
+            return Ok(nothing(message));
+        }
+        Decision::Ask if env.gate.approved_for_task(&call.name, &action) => {}
+        Decision::Ask => {
+            let request = AskRequest {
+                call_id: &call.id,
+                tool: &call.name,
+                action: &action,
+                reason: decision.reason.clone(),
+                rule: decision.rule.clone(),
+                source: decision.source.clone(),
+                suggestions,
+            };
+            match env.gate.ask(request, emitter, env.cancel).await? {
+                Approval::Approved => {}
+                Approval::Always {
+                    answer,
+                    mut resolved,
+                } => {
+                    let scope = answer.scope.unwrap_or_default();
+                    let rule = answer.rule.clone().unwrap_or_default();
+                    match env.policy_files.add_rule(scope, &action, &rule) {
+                        Ok((file, policy)) => {
+                            resolved.rule_file = Some(file.display().to_string());
+                            if let Ok(mut p) = env.policy.write() {
+                                *p = policy;
+                            }
+                        }
+                        Err(e) => {
+                            resolved.note =
+                                Some(format!("approved once: the rule could not be saved: {e}"));
+                        }
+                    }
+                    emitter.emit(EventMsg::ApprovalResolved(*resolved))?;
+                }
+                Approval::Denied { note } => {
+                    let why = match note.filter(|n| !n.trim().is_empty()) {
+                        Some(n) => format!("the user denied this: {n}"),
+                        None => "the user denied this".to_string(),
+                    };
+                    let message =
+                        events.end(ToolCallStatus::Denied, None, Some(why), String::new())?;
+                    return Ok(nothing(message));
+                }
+                Approval::Cancelled => {
+                    let message = events.end(
+                        ToolCallStatus::Denied,
+                        None,
+                        Some("not run: the task was stopped while waiting for approval".into()),
+                        String::new(),
+                    )?;
+                    return Ok(nothing(message));
+                }
+            }
+        }
     }
 
     let sink_emitter = Arc::clone(env.emitter);
@@ -179,7 +260,21 @@ pub async fn dispatch(
         max_timeout: Duration::from_secs(600),
         env: Vec::new(),
         env_remove: env.env_remove.clone(),
+        sandbox: None,
+        sandbox_exe: PathBuf::new(),
     };
+    let mut ctx = ctx;
+    match env.sandboxing.policy(network, Vec::new()) {
+        Ok(Some((policy, exe))) => {
+            ctx.sandbox = Some(policy);
+            ctx.sandbox_exe = exe;
+        }
+        Ok(None) => {}
+        Err(e) => {
+            let message = events.fail(format!("the sandbox could not be prepared: {e}"))?;
+            return Ok(nothing(message));
+        }
+    }
     match handler.handle(args, &ctx).await {
         Ok(ToolOutput {
             content,

@@ -1,5 +1,6 @@
 use crate::CoreError;
-use bosun_protocol::{Event, EventMsg, TaskId};
+use crate::redaction::Redaction;
+use bosun_protocol::{Event, EventMsg, Redacted, TaskId};
 use bosun_store::{Store, now_rfc3339};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -12,6 +13,7 @@ pub struct Emitter {
     store: Arc<Store>,
     state: Mutex<EmitterState>,
     sink: mpsc::UnboundedSender<Event>,
+    redaction: Option<Arc<Redaction>>,
 }
 
 struct EmitterState {
@@ -34,6 +36,54 @@ impl Emitter {
                 failure: None,
             }),
             sink,
+            redaction: None,
+        }
+    }
+
+    /// Redacts every event before it is journaled, and follows one that had secrets with a
+    /// `redacted` event saying how many.
+    pub fn with_redaction(mut self, redaction: Arc<Redaction>) -> Self {
+        self.redaction = Some(redaction);
+        self
+    }
+
+    /// Journals then delivers one event, redacted first.
+    pub fn emit(&self, msg: EventMsg) -> Result<Event, CoreError> {
+        let (msg, replaced) = self.redact(msg);
+        let event = self.append(msg)?;
+        if replaced.count > 0 {
+            self.append(EventMsg::Redacted(Redacted {
+                count: u32::try_from(replaced.count).unwrap_or(u32::MAX),
+                kinds: replaced.kinds,
+                place: "journal".into(),
+            }))?;
+        }
+        Ok(event)
+    }
+
+    fn redact(&self, msg: EventMsg) -> (EventMsg, crate::redaction::Replaced) {
+        let Some(redaction) = &self.redaction else {
+            return (msg, Default::default());
+        };
+        let Ok(mut value) = serde_json::to_value(&msg) else {
+            return (msg, Default::default());
+        };
+        let replaced = redaction.json(&mut value);
+        if replaced.count == 0 {
+            return (msg, replaced);
+        }
+        match serde_json::from_value(value) {
+            Ok(redacted) => (redacted, replaced),
+            // A redaction that broke the event's shape (it cannot: only strings change) must
+            // not leak the secret either.
+            Err(_) => (
+                EventMsg::Redacted(Redacted {
+                    count: u32::try_from(replaced.count).unwrap_or(u32::MAX),
+                    kinds: replaced.kinds.clone(),
+                    place: "journal".into(),
+                }),
+                Default::default(),
+            ),
         }
     }
 
@@ -41,8 +91,7 @@ impl Emitter {
         &self.task_id
     }
 
-    /// Journals then delivers one event.
-    pub fn emit(&self, msg: EventMsg) -> Result<Event, CoreError> {
+    fn append(&self, msg: EventMsg) -> Result<Event, CoreError> {
         let mut state = self
             .state
             .lock()

@@ -6,12 +6,16 @@
 //! the model answers without tool calls, or a step or cost limit, an interrupt or an error stops it.
 //! Every event is appended to the journal before it is delivered.
 
+mod approvals;
 mod budget;
 mod checkpoint;
 pub mod config;
 mod dispatch;
 mod emitter;
 mod error;
+mod policy_files;
+mod redaction;
+mod sandboxing;
 mod task;
 mod turn;
 
@@ -19,6 +23,9 @@ pub use budget::Budget;
 pub use config::{BosunConfig, ProviderEntry};
 pub use emitter::Emitter;
 pub use error::CoreError;
+pub use policy_files::PolicyFiles;
+pub use redaction::Redaction;
+pub use sandboxing::Sandboxing;
 pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
 
 /// Names of environment variables that look secret (`*KEY*`, `*TOKEN*`, `*SECRET*`,

@@ -1,19 +1,24 @@
 //! A task: setup (repository, base, worktree, journal row) and the loop.
 
+use crate::approvals::ApprovalGate;
 use crate::checkpoint::Checkpointer;
 use crate::dispatch::{DispatchEnv, dispatch};
+use crate::policy_files::PolicyFiles;
+use crate::redaction::Redaction;
+use crate::sandboxing::Sandboxing;
 use crate::turn::{TurnResult, run_turn};
 use crate::{Budget, CoreError, Emitter};
 use bosun_model::{ChatMessage, ModelClient, ModelRequest, PriceTable, ProviderConfig, ToolCall};
-use bosun_policy::Policy;
+use bosun_policy::{Mode, Policy};
 use bosun_protocol::{
     AssistantMessage, ErrorEvent, Event, EventMsg, Op, PlanUpdated, TaskFinished, TaskId,
-    TaskStarted, TaskStatus, UserMessage,
+    TaskStarted, TaskStatus, UserMessage, Warning,
 };
 use bosun_store::{NewTask, Store, now_rfc3339, process_start_time};
 use bosun_tools::ToolRegistry;
 use bosun_workspace::TaskWorktree;
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -32,7 +37,12 @@ pub struct TaskSpec {
     /// At most this many model requests.
     pub max_steps: u32,
     pub max_cost_usd: Option<f64>,
-    pub policy: Policy,
+    /// `--policy FILE`: the highest policy layer.
+    pub policy_file: Option<PathBuf>,
+    /// `--mode`: overrides the mode the policy files set.
+    pub mode: Option<Mode>,
+    /// Run commands in the sandbox (default). Off only when the user says so explicitly.
+    pub sandbox: bool,
     /// Environment variables a command must not see (e.g. the provider's key variable).
     pub env_remove: Vec<String>,
 }
@@ -84,11 +94,29 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
     .await
     .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
 
+    let policy_files = PolicyFiles::new(
+        &spec.home,
+        &worktree.repo_root,
+        spec.policy_file.clone(),
+        spec.mode,
+    );
+    let policy = match policy_files.load() {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
+            return Err(e);
+        }
+    };
+
+    let redaction = Arc::new(Redaction::from_environment());
+    let mut prompt = spec.prompt.clone();
+    redaction.text(&mut prompt);
+
     let pid = std::process::id();
     let new_task = NewTask {
         id: task_id.clone(),
         repo: worktree.repo_root.display().to_string(),
-        prompt: spec.prompt.clone(),
+        prompt: prompt.clone(),
         base_commit: worktree.base_commit.clone(),
         branch: worktree.branch.clone(),
         worktree: worktree.worktree.display().to_string(),
@@ -106,7 +134,9 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
     }
 
     let (tx, rx) = mpsc::unbounded_channel();
-    let emitter = Arc::new(Emitter::new(task_id.clone(), store, 0, tx));
+    let emitter = Arc::new(
+        Emitter::new(task_id.clone(), store, 0, tx).with_redaction(Arc::clone(&redaction)),
+    );
     emitter.emit(EventMsg::TaskStarted(TaskStarted {
         repo: new_task.repo.clone(),
         base_commit: new_task.base_commit.clone(),
@@ -120,24 +150,58 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         text: spec.prompt.clone(),
     }))?;
 
+    let sandboxing = Sandboxing::for_task(
+        &spec.home,
+        task_id.as_str(),
+        &worktree.worktree,
+        spec.sandbox,
+    );
+    match &sandboxing {
+        Sandboxing::Off { reason } => {
+            emitter.emit(EventMsg::Warning(Warning {
+                code: "sandbox_unavailable".into(),
+                message: format!(
+                    "commands cannot be sandboxed on this machine ({reason}); every command will ask for approval"
+                ),
+            }))?;
+        }
+        Sandboxing::Disabled => {
+            emitter.emit(EventMsg::Warning(Warning {
+                code: "sandbox_disabled".into(),
+                message: "the sandbox is turned off for this task (--no-sandbox): commands run with your permissions".into(),
+            }))?;
+        }
+        Sandboxing::On { .. } => {}
+    }
+
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let pending = Arc::new(Mutex::new(Vec::new()));
-    tokio::spawn(watch_ops(ops_rx, cancel.clone(), Arc::clone(&pending)));
+    let gate = Arc::new(ApprovalGate::default());
+    tokio::spawn(watch_ops(
+        ops_rx,
+        cancel.clone(),
+        Arc::clone(&pending),
+        Arc::clone(&gate),
+    ));
 
     let run = TaskRun {
         worktree_path: worktree.worktree.clone(),
         checkpointer: Checkpointer::new(worktree),
         client,
         registry: ToolRegistry::builtin(),
-        policy: spec.policy,
+        policy: RwLock::new(policy),
+        policy_files,
+        gate,
+        sandboxing,
         budget: Budget::new(prices, spec.max_steps, spec.max_cost_usd),
+        redaction,
         emitter,
         cancel,
         pending,
         env_remove: spec.env_remove,
     };
-    let join = tokio::spawn(run.run(spec.prompt));
+    let join = tokio::spawn(run.run(prompt));
     Ok(TaskHandle {
         task_id,
         ops: ops_tx,
@@ -150,10 +214,17 @@ async fn watch_ops(
     mut ops: mpsc::UnboundedReceiver<Op>,
     cancel: CancellationToken,
     pending: Arc<Mutex<Vec<String>>>,
+    gate: Arc<ApprovalGate>,
 ) {
     while let Some(op) = ops.recv().await {
         match op {
             Op::Interrupt => cancel.cancel(),
+            Op::Approval(answer) => {
+                let id = answer.approval_id.clone();
+                if !gate.answer(answer) {
+                    tracing::warn!("no tool call waits for approval {id}");
+                }
+            }
             Op::UserMessage(m) => {
                 if let Ok(mut p) = pending.lock() {
                     p.push(m.text);
@@ -168,8 +239,12 @@ struct TaskRun {
     checkpointer: Checkpointer,
     client: Arc<dyn ModelClient>,
     registry: ToolRegistry,
-    policy: Policy,
+    policy: RwLock<Policy>,
+    policy_files: PolicyFiles,
+    gate: Arc<ApprovalGate>,
+    sandboxing: Sandboxing,
     budget: Budget,
+    redaction: Arc<Redaction>,
     emitter: Arc<Emitter>,
     cancel: CancellationToken,
     pending: Arc<Mutex<Vec<String>>>,
@@ -207,8 +282,22 @@ impl TaskRun {
         Ok(outcome)
     }
 
+    /// Says how many secrets were kept out of a model request.
+    fn note_redacted(&self, replaced: crate::redaction::Replaced) -> Result<(), CoreError> {
+        if replaced.count > 0 {
+            self.emitter
+                .emit(EventMsg::Redacted(bosun_protocol::Redacted {
+                    count: u32::try_from(replaced.count).unwrap_or(u32::MAX),
+                    kinds: replaced.kinds,
+                    place: "model_request".into(),
+                }))?;
+        }
+        Ok(())
+    }
+
     async fn run_loop(&mut self, prompt: String) -> Result<TaskOutcome, CoreError> {
-        let system = bosun_context::system_prompt(&self.worktree_path);
+        let mut system = bosun_context::system_prompt(&self.worktree_path);
+        self.note_redacted(self.redaction.text(&mut system))?;
         let tools = self.registry.specs();
         let mut messages = vec![ChatMessage::User { content: prompt }];
         let interrupted = || TaskOutcome {
@@ -220,7 +309,8 @@ impl TaskRun {
                 Ok(mut p) => p.drain(..).collect(),
                 Err(_) => return Err(CoreError::Internal("user message queue poisoned".into())),
             };
-            for text in queued {
+            for mut text in queued {
+                self.note_redacted(self.redaction.text(&mut text))?;
                 self.emitter
                     .emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
                 messages.push(ChatMessage::User { content: text });
@@ -331,12 +421,18 @@ impl TaskRun {
                 let env = DispatchEnv {
                     registry: &self.registry,
                     policy: &self.policy,
+                    policy_files: &self.policy_files,
+                    gate: &self.gate,
+                    sandboxing: &self.sandboxing,
                     emitter: &self.emitter,
                     worktree: self.worktree_path.clone(),
                     cancel: &self.cancel,
                     env_remove: self.env_remove.clone(),
                 };
-                let done = dispatch(call, recovered, &env).await?;
+                let mut done = dispatch(call, recovered, &env).await?;
+                if let ChatMessage::Tool { content, .. } = &mut done.message {
+                    self.note_redacted(self.redaction.text(content))?;
+                }
                 messages.push(done.message);
                 self.checkpointer
                     .after_tool(done.touched, &done.tool, &call.id, &self.emitter)

@@ -6,6 +6,12 @@
 //! cancel the whole process group is killed (SIGTERM, then SIGKILL after a short grace), so a
 //! command that started background jobs leaves nothing running behind it.
 //!
+//! With [`CommandSpec::sandbox`] set, the command runs confined (see [`sandbox`]): writes only
+//! in the task's worktree and temp dir, denied paths unreadable, no network unless granted, the
+//! user's `.git` read-only, secret-looking environment variables dropped. [`probe`] says once
+//! whether this system can do that; when it cannot, a sandboxed spec is refused
+//! ([`ExecError::SandboxUnavailable`]), never run unconfined.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), bosun_exec::ExecError> {
 //! use bosun_exec::{run_command, CommandSpec};
@@ -19,10 +25,15 @@
 mod capture;
 mod group;
 mod run;
+pub mod sandbox;
 
 pub use bosun_protocol::OutputStream;
 pub use capture::Capture;
 pub use run::run_command;
+pub use sandbox::{
+    SANDBOX_ARG, SandboxError, SandboxPolicy, SandboxSupport, dispatch_sandbox, probe,
+    sandbox_main, scrub_env,
+};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,6 +53,14 @@ pub struct CommandSpec {
     pub stream_cap_bytes: usize,
     pub keep_head_bytes: usize,
     pub keep_tail_bytes: usize,
+    /// When set, the command runs confined to this policy (see [`sandbox`]) with a scrubbed
+    /// environment ([`scrub_env`] over the inherited variables and `env` alike, keeping the
+    /// policy's `env_allow` names); `run_command` refuses to run it if [`probe`] says the
+    /// sandbox is unavailable.
+    pub sandbox: Option<SandboxPolicy>,
+    /// The trampoline binary for sandboxed commands: one that calls [`dispatch_sandbox`] first
+    /// thing in `main` (the `bosun` binary: pass `std::env::current_exe()`).
+    pub sandbox_exe: PathBuf,
 }
 
 impl CommandSpec {
@@ -56,6 +75,8 @@ impl CommandSpec {
             stream_cap_bytes: 4 * 1024 * 1024,
             keep_head_bytes: 8 * 1024,
             keep_tail_bytes: 8 * 1024,
+            sandbox: None,
+            sandbox_exe: PathBuf::new(),
         }
     }
 }
@@ -101,6 +122,16 @@ pub enum ExecError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the command must run sandboxed but this system cannot sandbox it: {0}; approve commands one by one instead"
+    )]
+    SandboxUnavailable(String),
+    #[error(
+        "the sandbox trampoline {0} does not exist; set CommandSpec::sandbox_exe to the bosun binary (std::env::current_exe())"
+    )]
+    SandboxExeMissing(PathBuf),
+    #[error("the sandbox policy cannot be passed to the trampoline: {0}")]
+    SandboxPolicy(String),
     #[error("waiting for the command failed: {0}; the process group was killed")]
     Wait(#[source] std::io::Error),
 }

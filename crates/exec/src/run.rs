@@ -1,6 +1,7 @@
 //! `run_command`: spawn, stream, capture, time out, cancel, and leave no process behind.
 
 use crate::capture::Capture;
+use crate::sandbox::{self, SandboxSupport};
 use crate::{CommandOutcome, CommandSpec, ExecError, OutputStream, group};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
@@ -39,21 +40,13 @@ pub async fn run_command(
         return Err(ExecError::MissingCwd(spec.cwd.clone()));
     }
     let started = Instant::now();
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c")
-        .arg(&spec.command)
-        .current_dir(&spec.cwd)
+    let mut cmd = command_for(spec)?;
+    cmd.current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    for key in &spec.env_remove {
-        cmd.env_remove(key);
-    }
-    for (key, value) in &spec.env {
-        cmd.env(key, value);
-    }
     let mut child = cmd.spawn().map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound && spec.cwd.is_dir() {
             ExecError::BashMissing
@@ -154,6 +147,51 @@ pub async fn run_command(
         omitted_bytes,
         duration: started.elapsed(),
     })
+}
+
+/// `bash -c <command>` with the spec's environment, or, with a sandbox, the trampoline
+/// `<sandbox_exe> __sandbox <policy-json> -- bash -c <command>` with a scrubbed environment.
+fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError> {
+    let Some(policy) = &spec.sandbox else {
+        let mut cmd = tokio::process::Command::new("bash");
+        cmd.arg("-c").arg(&spec.command);
+        for key in &spec.env_remove {
+            cmd.env_remove(key);
+        }
+        cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+        return Ok(cmd);
+    };
+    if let SandboxSupport::Unavailable { reason } = sandbox::probe() {
+        return Err(ExecError::SandboxUnavailable(reason));
+    }
+    if !spec.sandbox_exe.is_file() {
+        return Err(ExecError::SandboxExeMissing(spec.sandbox_exe.clone()));
+    }
+    let json =
+        serde_json::to_string(policy).map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
+    let mut cmd = tokio::process::Command::new(&spec.sandbox_exe);
+    cmd.arg(sandbox::SANDBOX_ARG)
+        .arg(json)
+        .args(["--", "bash", "-c"])
+        .arg(&spec.command)
+        .env_clear();
+    // Variables that are not UTF-8 are dropped rather than judged.
+    let inherited = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| !spec.env_remove.contains(k));
+    cmd.envs(sandbox::scrub_env(inherited, &policy.env_allow));
+    if let Some(temp) = &policy.temp_dir {
+        for key in ["TMPDIR", "TMP", "TEMP"] {
+            cmd.env(key, temp);
+        }
+        // Build caches (go, pip, …) default to ~/.cache, which is not writable.
+        cmd.env("XDG_CACHE_HOME", temp.join(".cache"));
+    }
+    cmd.envs(sandbox::scrub_env(
+        spec.env.iter().cloned(),
+        &policy.env_allow,
+    ));
+    Ok(cmd)
 }
 
 /// Delivers chunks to the caller up to the stream cap and keeps the bounded capture.

@@ -1,11 +1,42 @@
 //! Policy decisions for tool calls: pure and synchronous, no IO.
 //!
 //! A [`Decision`] is ordered `Allow < Ask < Deny`; when several rules match, the strictest wins,
-//! and the result carries the rule that made it so a frontend can say why. This first version
-//! knows only modes; path scopes, command rules and approvals build on this seam.
+//! and the result carries the rule that made it, the file and line it came from and the mode, so
+//! a frontend can say why.
+//!
+//! A [`Policy`] is built from [`Layer`]s (TOML texts read by the caller) merged in order: the
+//! built-in defaults ([`Layer::builtin`]), the user's `$BOSUN_HOME/policy.toml`, the repository's
+//! `.bosun/policy.toml`, then a `--policy FILE`. Among policy files the strictest matching rule
+//! wins, so a project file can tighten but never loosen what the user's file denies. Built-in
+//! command rules are defaults: a file rule at least as specific replaces them (a user may allow
+//! `sudo`, but allowing `find` does not undo the built-in `find -delete`). Path rules from every
+//! layer apply, and a path is inside the write scope only if every layer that sets one agrees.
+//! The mode is `--mode` if given, else the strictest `mode` of the trusted layers (built-in,
+//! user, `--policy`; default `ask`), tightened, never loosened, by a project file's `mode`.
+//!
+//! Commands are parsed, not string-matched (`shell`): compound commands, substitutions,
+//! subshells, `bash -c`, `eval`, `sudo`, `env`, `xargs`, `timeout`, `find -exec` … are seen
+//! through, redirections and path arguments are checked against the path rules (following
+//! `cd`), and anything that cannot be followed asks.
 
-use bosun_protocol::ToolAction;
+mod commands;
+mod edit;
+mod judge;
+mod layers;
+mod paths;
+mod policy;
+pub mod redact;
+mod shell;
+mod suggest;
+
 use serde::{Deserialize, Serialize};
+
+pub use edit::{RuleList, add_rule};
+pub use policy::{Policy, SandboxRules};
+pub use suggest::suggestions;
+
+/// The `source` of the built-in layer.
+pub const BUILTIN_SOURCE: &str = "built-in";
 
 /// What may happen to a tool call. Ordered: the strictest (greatest) of several matches wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -16,14 +47,28 @@ pub enum Decision {
     Deny,
 }
 
-/// A decision with the rule that made it and where that rule came from.
+impl Decision {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+/// A decision with its explanation: the rule that made it, where that rule came from, the mode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyDecision {
     pub decision: Decision,
-    /// The rule that matched, e.g. `mode full-auto` or `commands.deny "git push"`.
+    /// The rule that matched, e.g. `commands.deny "git push"`, `paths.write` or `mode ask`.
     pub rule: String,
-    /// Where the rule came from (`built-in`, a policy file path and line).
+    /// Where the rule came from: `path/to/policy.toml:12`, `built-in:30`, or `mode` when the
+    /// mode alone decided.
     pub source: String,
+    pub mode: Mode,
+    /// One sentence for a person: what matched and why that leads to this decision.
+    pub reason: String,
 }
 
 impl PolicyDecision {
@@ -38,12 +83,17 @@ impl PolicyDecision {
 }
 
 /// How much runs without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// Reads only; every write and command is denied.
+    /// Reads and read-only commands only; every write and other command is denied.
     ReadOnly,
-    /// Everything runs unasked.
+    /// Reads run; edits and commands not allowed by a rule ask.
+    #[default]
+    Ask,
+    /// Edits inside the write scope run; commands as in `ask`.
+    AutoEdit,
+    /// Anything not denied runs (commands inside the sandbox).
     FullAuto,
 }
 
@@ -51,77 +101,104 @@ impl Mode {
     pub fn as_str(&self) -> &'static str {
         match self {
             Mode::ReadOnly => "read-only",
+            Mode::Ask => "ask",
+            Mode::AutoEdit => "auto-edit",
             Mode::FullAuto => "full-auto",
         }
     }
-}
 
-/// The policy a task runs under.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    mode: Mode,
-}
-
-impl Policy {
-    pub fn new(mode: Mode) -> Self {
-        Policy { mode }
-    }
-
-    /// Every tool call is allowed (the foundation's behaviour before rules and approvals exist).
-    pub fn allow_all() -> Self {
-        Policy::new(Mode::FullAuto)
-    }
-
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// Decides whether a tool call that would do `action` may run.
-    pub fn decide(&self, action: &ToolAction) -> PolicyDecision {
-        let by_mode = |decision| PolicyDecision {
-            decision,
-            rule: format!("mode {}", self.mode.as_str()),
-            source: "built-in".into(),
-        };
-        match (self.mode, action) {
-            (_, ToolAction::Read { .. } | ToolAction::Internal) => by_mode(Decision::Allow),
-            (Mode::ReadOnly, ToolAction::Write { .. } | ToolAction::Command { .. }) => {
-                by_mode(Decision::Deny)
-            }
-            (Mode::FullAuto, _) => by_mode(Decision::Allow),
+    /// Lower is stricter: read-only < ask < auto-edit < full-auto.
+    fn looseness(&self) -> u8 {
+        match self {
+            Mode::ReadOnly => 0,
+            Mode::Ask => 1,
+            Mode::AutoEdit => 2,
+            Mode::FullAuto => 3,
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
-    #[test]
-    fn strictest_decision_wins() {
-        let allow = Policy::allow_all().decide(&ToolAction::Internal);
-        let deny = Policy::new(Mode::ReadOnly).decide(&ToolAction::Command {
-            command: "rm -rf /".into(),
-        });
-        assert_eq!(
-            allow.clone().stricter(deny.clone()).decision,
-            Decision::Deny
-        );
-        assert_eq!(deny.stricter(allow).decision, Decision::Deny);
-        assert!(Decision::Allow < Decision::Ask && Decision::Ask < Decision::Deny);
+impl std::str::FromStr for Mode {
+    type Err = PolicyError;
+    fn from_str(s: &str) -> Result<Mode, PolicyError> {
+        match s {
+            "read-only" => Ok(Mode::ReadOnly),
+            "ask" => Ok(Mode::Ask),
+            "auto-edit" => Ok(Mode::AutoEdit),
+            "full-auto" => Ok(Mode::FullAuto),
+            other => Err(PolicyError::UnknownMode(other.to_string())),
+        }
+    }
+}
+
+/// One policy text and where it came from (`built-in` or a file path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    pub source: String,
+    pub text: String,
+    /// Written by the user (built-in, `$BOSUN_HOME/policy.toml`, `--policy FILE`): its `mode`
+    /// may be looser than `ask`. A repository's file is not trusted: its mode only tightens.
+    pub trusted: bool,
+}
+
+impl Layer {
+    /// The built-in defaults (`assets/policy/default.toml`).
+    pub fn builtin() -> Layer {
+        Layer {
+            source: BUILTIN_SOURCE.into(),
+            text: include_str!("../../../assets/policy/default.toml").into(),
+            trusted: true,
+        }
     }
 
-    #[test]
-    fn read_only_denies_writes_and_commands_but_not_reads() {
-        let p = Policy::new(Mode::ReadOnly);
-        let write = p.decide(&ToolAction::Write {
-            paths: vec!["src/a.rs".into()],
-        });
-        assert_eq!(write.decision, Decision::Deny);
-        assert_eq!(write.rule, "mode read-only");
-        let read = p.decide(&ToolAction::Read {
-            paths: vec!["src/a.rs".into()],
-        });
-        assert_eq!(read.decision, Decision::Allow);
+    /// The example policy from the design notes (`assets/policy/example.toml`).
+    pub fn example() -> Layer {
+        Layer {
+            source: "assets/policy/example.toml".into(),
+            text: include_str!("../../../assets/policy/example.toml").into(),
+            trusted: true,
+        }
     }
+
+    /// A file the user controls: `$BOSUN_HOME/policy.toml` or `--policy FILE`.
+    pub fn file(path: impl Into<String>, text: impl Into<String>) -> Layer {
+        Layer {
+            source: path.into(),
+            text: text.into(),
+            trusted: true,
+        }
+    }
+
+    /// A repository's `.bosun/policy.toml`: its rules apply, but its mode can only tighten.
+    pub fn project(path: impl Into<String>, text: impl Into<String>) -> Layer {
+        Layer {
+            source: path.into(),
+            text: text.into(),
+            trusted: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PolicyError {
+    #[error("{file}:{line}: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    #[error("unknown mode `{0}`: use read-only, ask, auto-edit or full-auto")]
+    UnknownMode(String),
+    #[error(
+        "unknown rule list `{0}`: use commands.allow, commands.ask, commands.deny, paths.write, paths.deny, paths.read_deny or network.allow"
+    )]
+    UnknownList(String),
+    #[error("the policy file is not valid TOML ({0}); fix it before adding a rule")]
+    Unreadable(String),
 }

@@ -1,4 +1,4 @@
-use crate::{CallId, TaskId, TokenUsage};
+use crate::{ApprovalRequested, ApprovalResolved, CallId, Redacted, TaskId, TokenUsage, Warning};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -35,6 +35,10 @@ pub enum EventMsg {
     Usage(UsageEvent),
     /// The model request failed in a way that is retried; the request is sent again whole.
     ModelRetry(ModelRetry),
+    ApprovalRequested(ApprovalRequested),
+    ApprovalResolved(ApprovalResolved),
+    Redacted(Redacted),
+    Warning(Warning),
     TaskFinished(TaskFinished),
     Error(ErrorEvent),
 }
@@ -54,6 +58,10 @@ impl EventMsg {
             EventMsg::CheckpointCreated(_) => "checkpoint_created",
             EventMsg::Usage(_) => "usage",
             EventMsg::ModelRetry(_) => "model_retry",
+            EventMsg::ApprovalRequested(_) => "approval_requested",
+            EventMsg::ApprovalResolved(_) => "approval_resolved",
+            EventMsg::Redacted(_) => "redacted",
+            EventMsg::Warning(_) => "warning",
             EventMsg::TaskFinished(_) => "task_finished",
             EventMsg::Error(_) => "error",
         }

@@ -11,12 +11,14 @@
 //!
 //! No IO and no async here: this crate is plain data with serde and ts-rs derives.
 
+mod approval;
 mod event;
 mod ids;
 mod op;
 mod tool;
 mod usage;
 
+pub use approval::*;
 pub use event::*;
 pub use ids::*;
 pub use op::*;

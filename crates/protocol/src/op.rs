@@ -1,3 +1,4 @@
+use crate::ApprovalAnswer;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -11,6 +12,8 @@ pub enum Op {
     Interrupt,
     /// A message from the user, taken at the next turn.
     UserMessage(UserMessageOp),
+    /// An answer to an `approval_requested` event.
+    Approval(ApprovalAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

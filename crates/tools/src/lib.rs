@@ -67,6 +67,10 @@ pub struct ToolContext {
     pub env: Vec<(String, String)>,
     /// Variables removed from commands' inherited environment.
     pub env_remove: Vec<String>,
+    /// When set, commands run inside this sandbox, through the trampoline `sandbox_exe`.
+    pub sandbox: Option<bosun_exec::SandboxPolicy>,
+    /// A binary that calls `bosun_exec::dispatch_sandbox()` first (the `bosun` binary itself).
+    pub sandbox_exe: PathBuf,
 }
 
 impl ToolContext {
@@ -82,6 +86,8 @@ impl ToolContext {
             max_timeout: Duration::from_secs(600),
             env: Vec::new(),
             env_remove: Vec::new(),
+            sandbox: None,
+            sandbox_exe: PathBuf::new(),
         }
     }
 }

@@ -71,6 +71,8 @@ impl ToolHandler for RunCommand {
             stream_cap_bytes: STREAM_CAP_BYTES,
             keep_head_bytes: MODEL_HEAD_BYTES,
             keep_tail_bytes: MODEL_TAIL_BYTES,
+            sandbox: ctx.sandbox.clone(),
+            sandbox_exe: ctx.sandbox_exe.clone(),
         };
         let decoder = StreamDecoder::default();
         let on_output = |stream: OutputStream, bytes: &[u8]| {
@@ -82,9 +84,11 @@ impl ToolHandler for RunCommand {
         let outcome = run_command(&spec, &ctx.cancel, &on_output)
             .await
             .map_err(|e| match e {
-                ExecError::MissingCwd(_) | ExecError::BashMissing => {
-                    ToolError::Fatal(e.to_string())
-                }
+                ExecError::MissingCwd(_)
+                | ExecError::BashMissing
+                | ExecError::SandboxUnavailable(_)
+                | ExecError::SandboxExeMissing(_)
+                | ExecError::SandboxPolicy(_) => ToolError::Fatal(e.to_string()),
                 other => ToolError::Model(format!("the command could not run: {other}")),
             })?;
         for stream in [OutputStream::Stdout, OutputStream::Stderr] {

@@ -1,7 +1,7 @@
 //! Index entries from the file system: stat data, modes, blob ids.
 
-use crate::error::{GitContext, IoContext, Result, WorkspaceError};
-use git2::{IndexEntry, IndexTime, Oid, Repository};
+use crate::error::{IoContext, Result, WorkspaceError};
+use git2::{IndexEntry, IndexTime, Oid};
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path};
@@ -44,25 +44,6 @@ pub(crate) fn index_entry(path: &str, meta: &Metadata, id: Oid, mode: u32) -> In
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     }
-}
-
-/// Hashes the file at `rel` (a symlink's target for links) into the object database.
-pub(crate) fn hash_file(
-    repo: &Repository,
-    worktree: &Path,
-    rel: &str,
-    meta: &Metadata,
-) -> Result<Oid> {
-    let abs = worktree.join(rel);
-    if meta.file_type().is_symlink() {
-        use std::os::unix::ffi::OsStrExt;
-        let target = std::fs::read_link(&abs).io_ctx("read the symlink", &abs)?;
-        return repo
-            .blob(target.as_os_str().as_bytes())
-            .git_ctx(format!("hashing {}", abs.display()));
-    }
-    repo.blob_path(&abs)
-        .git_ctx(format!("hashing {}", abs.display()))
 }
 
 /// lstat that maps "not there" to None.

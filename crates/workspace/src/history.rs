@@ -1,8 +1,9 @@
 //! Looking back: the list of checkpoints, diffs between any two states, and restore.
 
+use crate::blobs::Blobs;
 use crate::error::{GitContext, Result, WorkspaceError};
 use crate::materialise::switch_files;
-use crate::scan::{candidates_from_git, scan_paths, scan_tree};
+use crate::scan::{scan_paths, scan_tree};
 use crate::task::{ChangeHint, Checkpoint, TaskWorktree, checkpoint_refs, tree_of};
 use git2::{DiffFindOptions, DiffFormat, DiffOptions, DiffStatsFormat, Tree};
 use std::collections::BTreeSet;
@@ -76,18 +77,25 @@ impl TaskWorktree {
     pub fn restore_preview(&self, n: u32) -> Result<Vec<String>> {
         self.ensure_present()?;
         let target = self.tree_at(DiffPoint::Checkpoint(n))?;
-        let latest = self.tree_of_latest()?;
-        let index_file = self.layout.index_path(&self.task_id);
-        let pending =
-            match candidates_from_git(&self.worktree, &index_file).filter(|_| self.git_cli) {
-                Some(paths) => scan_paths(&self.repo, &latest, &self.worktree, &paths, false)?,
-                None => {
-                    let index = self.load_index()?;
-                    scan_tree(&self.repo, &index, &self.worktree, &[], false)?
-                }
-            };
+        let trees = [self.tree_of_latest()?, self.tree_at(DiffPoint::Base)?];
+        let latest = &trees[0];
+        // Hashes what changed without writing any object.
+        let mut blobs = Blobs::new(&self.repo, &self.worktree, &trees);
+        let candidates = if self.git_cli {
+            self.candidates_from_git()
+        } else {
+            None
+        };
+        let pending = match candidates {
+            Some(paths) => scan_paths(&mut blobs, latest, &paths, false)?,
+            None => {
+                let index = self.load_index()?;
+                scan_tree(&mut blobs, &index, &[], false)?
+            }
+        };
+        drop(blobs);
         let mut candidates: BTreeSet<String> = self
-            .changed_paths(Some(&target), &latest)?
+            .changed_paths(Some(&target), latest)?
             .into_iter()
             .collect();
         candidates.extend(pending.changed.keys().cloned());
@@ -95,7 +103,7 @@ impl TaskWorktree {
         for path in candidates {
             let now = match pending.changed.get(&path) {
                 Some(entry) => entry.as_ref().map(|e| (e.id, e.mode)),
-                None => entry_in(&latest, &path),
+                None => entry_in(latest, &path),
             };
             if now != entry_in(&target, &path) {
                 out.push(path);

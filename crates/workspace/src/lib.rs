@@ -6,12 +6,14 @@
 //! `bosun/<task-id>`; checkpoints are commits referenced as `refs/bosun/<task-id>/<n>`.
 
 pub mod bench;
+mod blobs;
 mod entry;
 mod error;
 mod gitwt;
 mod history;
 mod layout;
 mod materialise;
+mod pack;
 mod pool;
 mod scan;
 mod task;

@@ -7,7 +7,8 @@
 //! changed, plus new untracked files, are hashed; ignored files (.gitignore, .git/info/exclude,
 //! core.excludesFile) are skipped exactly as git does.
 
-use crate::entry::{git_mode, hash_file, index_entry, lstat, normalise};
+use crate::blobs::Blobs;
+use crate::entry::{git_mode, index_entry, lstat, normalise};
 use crate::error::{GitContext, Result};
 use crate::tree_edit::Change;
 use git2::{
@@ -67,12 +68,12 @@ impl Scan {
 /// Looks only at `paths` (already normalised), comparing them with the latest checkpoint's
 /// tree; a path that is now a directory is walked.
 pub(crate) fn scan_paths(
-    repo: &Repository,
+    blobs: &mut Blobs<'_>,
     latest: &Tree<'_>,
-    worktree: &Path,
     paths: &[String],
     check_ignored: bool,
 ) -> Result<Scan> {
+    let (repo, worktree) = (blobs.repo(), blobs.worktree());
     let mut scan = Scan::default();
     let mut walk = Vec::new();
     for path in paths {
@@ -104,7 +105,7 @@ pub(crate) fn scan_paths(
                     {
                         continue;
                     }
-                    let id = hash_file(repo, worktree, path, &meta)?;
+                    let id = blobs.hash(path, &meta, known.map(|(id, _)| id))?;
                     let entry = index_entry(path, &meta, id, mode);
                     if known == Some((id, mode)) {
                         scan.refreshed.push(entry);
@@ -129,7 +130,7 @@ pub(crate) fn scan_paths(
         index
             .read_tree(latest)
             .git_ctx("reading the latest checkpoint")?;
-        let walked = scan_tree(repo, &index, worktree, &walk, false)?;
+        let walked = scan_tree(blobs, &index, &walk, false)?;
         scan.changed.extend(walked.changed);
     }
     Ok(scan)
@@ -165,12 +166,12 @@ fn in_tree(repo: &Repository, tree: &Tree<'_>, path: &str) -> Result<(Option<Blo
 /// Walks the worktree (or the given directories) comparing stat data with the index.
 /// `update_stat` lets libgit2 refresh (and write) stale-but-unchanged entries in the index.
 pub(crate) fn scan_tree(
-    repo: &Repository,
+    blobs: &mut Blobs<'_>,
     index: &Index,
-    worktree: &Path,
     dirs: &[String],
     update_stat: bool,
 ) -> Result<Scan> {
+    let (repo, worktree) = (blobs.repo(), blobs.worktree());
     let mut opts = DiffOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
@@ -213,7 +214,7 @@ pub(crate) fn scan_tree(
         let Some(mode) = git_mode(&meta) else {
             continue;
         };
-        let id = hash_file(repo, worktree, &path, &meta)?;
+        let id = blobs.hash(&path, &meta, None)?;
         let entry = index_entry(&path, &meta, id, mode);
         scan.changed.insert(path, Some(entry));
     }

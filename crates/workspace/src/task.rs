@@ -1,5 +1,6 @@
 //! A task's worktree: creation (fresh or recycled), re-opening, and checkpoints.
 
+use crate::blobs::Blobs;
 use crate::entry::normalise;
 use crate::error::{GitContext, IoContext, Result, WorkspaceError};
 use crate::layout::{Layout, read_trimmed, validate_task_id, write_atomic};
@@ -190,44 +191,55 @@ impl TaskWorktree {
         // Edit tools: only the named paths, compared with the latest tree (no index load).
         // Commands: the files whose stat data differs from the private index, plus new untracked
         // ones, as the git CLI (parallel stat) or else libgit2 lists them; only those are hashed.
-        let mut index = None;
-        let scan = match hint {
-            ChangeHint::Paths(paths) => {
-                let paths = paths
+        let paths = match hint {
+            ChangeHint::Paths(paths) => Some(
+                paths
                     .iter()
                     .map(|p| normalise(p))
-                    .collect::<Result<Vec<_>>>()?;
-                let latest = self.tree_of_latest()?;
-                scan_paths(&self.repo, &latest, &self.worktree, &paths, true)?
-            }
+                    .collect::<Result<Vec<_>>>()?,
+            ),
             ChangeHint::Unknown if self.git_cli => {
-                let index_file = self.layout.index_path(&self.task_id);
-                match candidates_from_git(&self.worktree, &index_file) {
-                    Some(paths) => {
-                        let latest = self.tree_of_latest()?;
-                        scan_paths(&self.repo, &latest, &self.worktree, &paths, false)?
-                    }
-                    None => {
-                        self.git_cli = false;
-                        return self.checkpoint(hint, message);
-                    }
+                let found = self.candidates_from_git();
+                self.git_cli = found.is_some();
+                found
+            }
+            ChangeHint::Unknown => None,
+        };
+        let edit = matches!(hint, ChangeHint::Paths(_));
+        let t0 = std::time::Instant::now();
+        let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
+        let mut index = None;
+        let scan = {
+            let trees = [
+                self.tree_of_latest()?,
+                tree_of(&self.repo, self.base_oid()?)?,
+            ];
+            let mut blobs = Blobs::new(&self.repo, &self.worktree, &trees);
+            let scan = match &paths {
+                Some(paths) => scan_paths(&mut blobs, &trees[0], paths, edit)?,
+                None => {
+                    let loaded = index.insert(self.load_index()?);
+                    // Stat refreshes of unchanged files land in the private index, never in the
+                    // worktree's own index.
+                    self.repo
+                        .set_index(loaded)
+                        .git_ctx("using the private index")?;
+                    scan_tree(&mut blobs, loaded, &[], true)?
                 }
+            };
+            eprint!("  scan {:.1}", ms(t0));
+            if !scan.changed.is_empty() {
+                blobs.write()?;
+                eprint!(" written {:.1}", ms(t0));
             }
-            ChangeHint::Unknown => {
-                let loaded = index.insert(self.load_index()?);
-                // Stat refreshes of unchanged files land in the private index, never in the
-                // worktree's own index.
-                self.repo
-                    .set_index(loaded)
-                    .git_ctx("using the private index")?;
-                scan_tree(&self.repo, loaded, &self.worktree, &[], true)?
-            }
+            scan
         };
         let checkpoint = if scan.changed.is_empty() {
             None
         } else {
             let parent_tree = self.tree_of_latest()?;
             let tree = tree_edit::apply(&self.repo, &parent_tree, &scan.changes())?;
+            eprint!(" tree {:.1}", ms(t0));
             let unchanged = tree == parent_tree.id();
             drop(parent_tree);
             if unchanged {
@@ -236,6 +248,7 @@ impl TaskWorktree {
                 Some(self.commit(tree, message, scan.changed.keys().cloned().collect())?)
             }
         };
+        eprintln!(" commit {:.1}", ms(t0));
         // Writing a large index costs about as much as the walk, so small changes stay pending
         // (re-checked by content on the next walk) until enough accumulate.
         let persist =
@@ -247,7 +260,8 @@ impl TaskWorktree {
             }
             _ => {
                 scan.record_in(&mut self.pending);
-                if self.pending.len() > PERSIST_AFTER {
+                // Edit checkpoints never need the file: they compare with the latest tree.
+                if !edit && self.pending.len() > PERSIST_AFTER {
                     self.flush_index()?;
                 }
             }
@@ -311,6 +325,19 @@ impl TaskWorktree {
             .latest
             .map_or_else(|| self.base_oid(), |(_, c)| Ok(c))?;
         tree_of(&self.repo, commit)
+    }
+
+    /// Paths a command may have changed, from the git CLI comparing the worktree with the
+    /// private index file, plus the pending paths, where that file is not the latest tree.
+    pub(crate) fn candidates_from_git(&self) -> Option<Vec<String>> {
+        let index_file = self.layout.index_path(&self.task_id);
+        let mut paths = candidates_from_git(&self.worktree, &index_file)?;
+        if !self.pending.is_empty() {
+            paths.extend(self.pending.keys().cloned());
+            paths.sort();
+            paths.dedup();
+        }
+        Some(paths)
     }
 
     /// The private index file with the pending entries applied: the latest checkpoint's tree.

@@ -1,6 +1,8 @@
+pub mod approve;
 pub mod bench;
 pub mod diff;
 pub mod inspect;
+pub mod policy;
 pub mod run;
 
 use anyhow::Context;

@@ -1,12 +1,14 @@
+use super::approve::Answerer;
 use crate::render::Transcript;
 use anyhow::{Context, bail};
 use bosun_core::{BosunConfig, ProviderEntry, TaskSpec, secret_env_names, start_task};
-use bosun_policy::Policy;
+use bosun_policy::Mode;
 use bosun_protocol::{EventMsg, Op, TaskStatus};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -41,9 +43,22 @@ pub struct RunArgs {
     /// Stop once the task has cost more than this many US dollars
     #[arg(long)]
     max_cost_usd: Option<f64>,
-    /// Print one JSON event per line instead of a transcript
+    /// Print one JSON event per line instead of a transcript (approval answers are then read
+    /// as JSON lines on stdin)
     #[arg(long)]
     json: bool,
+    /// Policy mode: read-only, ask (default), auto-edit or full-auto
+    #[arg(long)]
+    mode: Option<String>,
+    /// A policy file added as the highest layer
+    #[arg(long)]
+    policy: Option<PathBuf>,
+    /// Approve every tool call the policy asks about (never one it denies)
+    #[arg(long)]
+    yes: bool,
+    /// Run commands without the sandbox (they then run with your permissions)
+    #[arg(long)]
+    no_sandbox: bool,
 }
 
 fn provider_entry(args: &RunArgs, config: &BosunConfig) -> anyhow::Result<(String, ProviderEntry)> {
@@ -107,20 +122,30 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         provider,
         max_steps: args.max_steps,
         max_cost_usd: args.max_cost_usd,
-        policy: Policy::allow_all(),
+        policy_file: args.policy.clone(),
+        sandbox: !args.no_sandbox,
+        mode: args.mode.as_deref().map(parse_mode).transpose()?,
         env_remove,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("while starting the async runtime")?;
-    runtime.block_on(drive(spec, store, args.json))
+    let answerer = Answerer::choose(args.yes, args.json);
+    runtime.block_on(drive(spec, store, args.json, answerer))
+}
+
+pub fn parse_mode(s: &str) -> anyhow::Result<Mode> {
+    Mode::from_str(s).map_err(|_| {
+        anyhow::anyhow!("unknown mode {s:?}: use read-only, ask, auto-edit or full-auto")
+    })
 }
 
 async fn drive(
     spec: TaskSpec,
     store: Arc<bosun_store::Store>,
     json: bool,
+    answerer: Answerer,
 ) -> anyhow::Result<ExitCode> {
     let mut handle = start_task(spec, Arc::clone(&store)).await?;
     let mut transcript = Transcript::new();
@@ -141,6 +166,12 @@ async fn drive(
                     transcript.render(&ev, &mut stdout)?;
                 }
                 stdout.flush()?;
+                if let EventMsg::ApprovalRequested(req) = ev.msg {
+                    let answer = tokio::task::spawn_blocking(move || answerer.answer(&req))
+                        .await
+                        .context("the approval prompt failed")?;
+                    let _ = handle.ops.send(Op::Approval(answer));
+                }
             }
             _ = tokio::signal::ctrl_c() => {
                 interrupts += 1;

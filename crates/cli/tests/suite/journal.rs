@@ -66,6 +66,8 @@ fn a_task_killed_with_sigkill_shows_as_interrupted_and_the_journal_stays_consist
         .args([
             "run",
             "--json",
+            "--mode",
+            "full-auto",
             "--repo",
             path_str(&env.repo),
             "--prompt",
@@ -140,6 +142,8 @@ fn an_api_key_reaches_the_server_but_never_the_journal_output_or_commands() {
         .args([
             "run",
             "--json",
+            "--mode",
+            "full-auto",
             "--repo",
             path_str(&env.repo),
             "--prompt",

@@ -105,8 +105,14 @@ impl Env {
         self.run_args(&args)
     }
 
+    /// `bosun ARGS`; a `run` without `--mode` runs in full-auto (the loop's own tests are not
+    /// about approvals; those pass `--mode` themselves).
     pub fn run_args(&self, args: &[&str]) -> Run {
-        let output = self.bosun().args(args).output().unwrap();
+        let mut args = args.to_vec();
+        if args.first() == Some(&"run") && !args.contains(&"--mode") {
+            args.extend(["--mode", "full-auto"]);
+        }
+        let output = self.bosun().args(&args).output().unwrap();
         let events = parse_events(&output.stdout);
         Run { events, output }
     }
@@ -220,4 +226,56 @@ pub fn checkout_state(repo: &Path) -> (String, String, Vec<u8>, String) {
 /// The messages of a recorded OpenAI request.
 pub fn messages(req: &bosun_testkit::RecordedRequest) -> Vec<serde_json::Value> {
     req.body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// `bosun run --json` in ask mode (unless `extra` says otherwise), answering each
+/// `approval_requested` with the JSON line `answer` returns, written to stdin.
+pub fn run_answering(
+    env: &Env,
+    server: &MockModelServer,
+    prompt: &str,
+    extra: &[&str],
+    mut answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
+) -> Run {
+    use std::io::{BufRead, BufReader, Write};
+    let base = format!("{}/v1", server.url());
+    let mut child = env
+        .bosun()
+        .args([
+            "run",
+            "--json",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            prompt,
+        ])
+        .args([
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+        ])
+        .args(extra)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut events = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
+        if let EventMsg::ApprovalRequested(req) = &ev.msg {
+            let reply = answer(req);
+            writeln!(stdin, "{reply}").unwrap();
+            stdin.flush().unwrap();
+        }
+        events.push(ev);
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    Run { events, output }
 }

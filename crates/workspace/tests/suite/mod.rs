@@ -4,3 +4,4 @@ mod errors;
 mod fixture;
 mod history;
 mod recycle;
+mod storage;

@@ -1,0 +1,178 @@
+//! Answering approval requests from the CLI: `--yes`, one JSON line on stdin with `--json`, an
+//! interactive prompt on a terminal, or — with none of these — a deny that says how to allow it.
+
+use bosun_protocol::{ApprovalAnswer, ApprovalDecision, ApprovalRequested, RuleScope, ToolAction};
+use std::io::{BufRead, IsTerminal, Write};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answerer {
+    /// `--yes`: approve every ask once (a deny is never overridden: it never reaches here).
+    Yes,
+    /// `--json`: read `{"approval_id":…,"decision":…}` lines on stdin.
+    JsonStdin,
+    /// A terminal: ask interactively on stderr.
+    Terminal,
+    /// Nobody to ask.
+    Nobody,
+}
+
+impl Answerer {
+    pub fn choose(yes: bool, json: bool) -> Answerer {
+        if yes {
+            Answerer::Yes
+        } else if json {
+            Answerer::JsonStdin
+        } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Answerer::Terminal
+        } else {
+            Answerer::Nobody
+        }
+    }
+
+    /// Gets the answer to one request (blocking: run it off the async threads).
+    pub fn answer(self, req: &ApprovalRequested) -> ApprovalAnswer {
+        let base = |decision, by: &str| ApprovalAnswer {
+            approval_id: req.approval_id.clone(),
+            decision,
+            rule: None,
+            scope: None,
+            note: None,
+            by: Some(by.to_string()),
+        };
+        match self {
+            Answerer::Yes => base(ApprovalDecision::ApproveOnce, "--yes"),
+            Answerer::JsonStdin => read_json_answer(req).unwrap_or_else(|why| {
+                eprintln!("bosun: {why}; denying {}", req.approval_id);
+                let mut a = base(ApprovalDecision::Deny, "cli");
+                a.note = Some(why);
+                a
+            }),
+            Answerer::Terminal => {
+                prompt(req).unwrap_or_else(|_| base(ApprovalDecision::Deny, "cli"))
+            }
+            Answerer::Nobody => {
+                let how = format!(
+                    "Bosun had no one to ask about {}: there is no terminal. Rerun with --yes to approve asks, \
+                     with --json to answer on stdin, or allow it with a policy rule (try `bosun policy check`): {}",
+                    describe(&req.action),
+                    req.rule
+                );
+                eprintln!("bosun: {how}");
+                let mut a = base(ApprovalDecision::Deny, "cli (no terminal)");
+                a.note = Some(how);
+                a
+            }
+        }
+    }
+}
+
+pub fn describe(action: &ToolAction) -> String {
+    match action {
+        ToolAction::Command { command } => format!("running `{command}`"),
+        ToolAction::Write { paths } => format!("writing {}", paths.join(", ")),
+        ToolAction::Read { paths } => format!("reading {}", paths.join(", ")),
+        ToolAction::Internal => "an internal step".into(),
+    }
+}
+
+fn read_json_answer(req: &ApprovalRequested) -> Result<ApprovalAnswer, String> {
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = stdin
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the approval answer on stdin: {e}"))?;
+        if n == 0 {
+            return Err("stdin closed before an approval answer arrived".into());
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<ApprovalAnswer>(line.trim()) {
+            Ok(mut a) if a.approval_id == req.approval_id => {
+                if a.by.is_none() {
+                    a.by = Some("cli --json".into());
+                }
+                return Ok(a);
+            }
+            Ok(a) => eprintln!(
+                "bosun: ignoring an answer for {} while {} waits",
+                a.approval_id, req.approval_id
+            ),
+            Err(e) => eprintln!(
+                "bosun: not an approval answer ({e}); expected {{\"approval_id\":\"{}\",\"decision\":\"approve_once|approve_task|approve_always|deny\",\"rule\":…,\"note\":…}}",
+                req.approval_id
+            ),
+        }
+    }
+}
+
+fn ask_line(question: &str) -> std::io::Result<String> {
+    let mut err = std::io::stderr().lock();
+    write!(err, "{question}")?;
+    err.flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(line.trim().to_string())
+}
+
+fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
+    let suggestion = req.suggestions.first().cloned().unwrap_or_default();
+    {
+        let mut err = std::io::stderr().lock();
+        writeln!(
+            err,
+            "\n\x1b[1;33m? approval needed:\x1b[0m {}",
+            describe(&req.action)
+        )?;
+        writeln!(
+            err,
+            "  asked by {} ({}): {}",
+            req.rule, req.source, req.reason
+        )?;
+        writeln!(
+            err,
+            "  [y] approve once  [t] approve for this task  [a] always allow `{suggestion}`  [n] deny"
+        )?;
+    }
+    let mut answer = ApprovalAnswer {
+        approval_id: req.approval_id.clone(),
+        decision: ApprovalDecision::Deny,
+        rule: None,
+        scope: None,
+        note: None,
+        by: Some(std::env::var("USER").unwrap_or_else(|_| "cli".into())),
+    };
+    loop {
+        match ask_line("> ")?.to_lowercase().as_str() {
+            "y" | "yes" => answer.decision = ApprovalDecision::ApproveOnce,
+            "t" => answer.decision = ApprovalDecision::ApproveTask,
+            "a" => {
+                answer.decision = ApprovalDecision::ApproveAlways;
+                let rule = ask_line(&format!("  rule [{suggestion}]: "))?;
+                answer.rule = Some(if rule.is_empty() {
+                    suggestion.clone()
+                } else {
+                    rule
+                });
+                let scope = ask_line("  save to [p]roject or [u]ser policy? [p]: ")?;
+                answer.scope = Some(if scope.starts_with('u') {
+                    RuleScope::User
+                } else {
+                    RuleScope::Project
+                });
+            }
+            "n" | "no" => {
+                let note = ask_line("  note for the agent (optional): ")?;
+                answer.note = (!note.is_empty()).then_some(note);
+            }
+            _ => {
+                eprintln!("  answer y, t, a or n");
+                continue;
+            }
+        }
+        return Ok(answer);
+    }
+}

@@ -1,0 +1,231 @@
+//! Judging a shell command: every part it would run, every file it would redirect into, every
+//! path argument that touches a protected file; the strictest part decides.
+
+use crate::commands::{self, Part};
+use crate::layers::CommandRule;
+use crate::paths::{Location, locate};
+use crate::shell::{Redirect, RedirectKind};
+use crate::{BUILTIN_SOURCE, Decision, Mode, Policy, PolicyDecision};
+
+/// The directory later parts of a command run in, as far as `cd` tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cwd {
+    /// A path relative to the worktree root (`""` is the root), or an outside one as written.
+    Known(String),
+    /// After `cd -`, `cd $DIR` and the like.
+    Unknown,
+}
+
+impl Cwd {
+    pub(crate) fn root() -> Cwd {
+        Cwd::Known(String::new())
+    }
+
+    /// Where `path` points when used from this directory; `None` when that is unknown.
+    fn resolve(&self, path: &str) -> Option<String> {
+        if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}")
+        {
+            return Some(path.to_string());
+        }
+        match self {
+            Cwd::Known(dir) if dir.is_empty() => Some(path.to_string()),
+            Cwd::Known(dir) => Some(format!("{dir}/{path}")),
+            Cwd::Unknown => None,
+        }
+    }
+
+    fn change(&self, argv: &[String]) -> Cwd {
+        match argv.get(1).map(String::as_str) {
+            None | Some("~") => Cwd::Known("~".into()),
+            Some(dir) if dir.starts_with('-') || dir.contains('$') => Cwd::Unknown,
+            Some(dir) => match self.resolve(dir).map(|p| locate(&p)) {
+                Some(Location::Inside(p) | Location::Outside(p)) => Cwd::Known(p),
+                None => Cwd::Unknown,
+            },
+        }
+    }
+}
+
+/// Programs whose path arguments may be written (created, changed or removed).
+const WRITERS: &[&str] = &[
+    "tee", "touch", "truncate", "cp", "mv", "rm", "rmdir", "ln", "install", "mkdir", "chmod",
+    "chown", "dd", "sed", "perl", "patch", "unzip", "tar", "rsync", "shred",
+];
+
+impl Policy {
+    /// Decides a shell command: every part (compound commands, substitutions, wrappers,
+    /// redirections) is judged and the strictest decides.
+    pub fn check_command(&self, command: &str) -> PolicyDecision {
+        let mut cwd = Cwd::root();
+        let mut decisions = Vec::new();
+        for part in commands::parts(command) {
+            let decision = match part {
+                Part::Run { argv } => {
+                    let d = self.judge_run(&argv, &cwd);
+                    if matches!(argv.first().map(String::as_str), Some("cd" | "pushd")) {
+                        cwd = cwd.change(&argv);
+                    }
+                    d
+                }
+                Part::Redirect(r) => self.judge_redirect(&r, &cwd),
+                Part::Opaque { reason } => self.unknowable(reason),
+            };
+            decisions.push(decision);
+        }
+        decisions
+            .into_iter()
+            .reduce(PolicyDecision::stricter)
+            .unwrap_or_else(|| self.by_mode(Decision::Ask, "the command is empty".into()))
+    }
+
+    fn unknowable(&self, reason: String) -> PolicyDecision {
+        let decision = if self.mode() == Mode::ReadOnly {
+            Decision::Deny
+        } else {
+            Decision::Ask
+        };
+        self.made(
+            decision,
+            "command parsing".into(),
+            BUILTIN_SOURCE.into(),
+            reason,
+        )
+    }
+
+    /// Path arguments that a `read_deny` rule protects (any program) or a `deny` rule protects
+    /// (programs that write their arguments).
+    fn protected_argument(&self, argv: &[String], cwd: &Cwd) -> Option<PolicyDecision> {
+        let program = argv.first().map(String::as_str).unwrap_or_default();
+        let base = program.rsplit('/').next().unwrap_or(program);
+        let writes = WRITERS.contains(&base);
+        for arg in argv.iter().skip(1) {
+            let candidate = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with('-') || flag == "of" || flag == "if" => {
+                    value
+                }
+                _ => arg.as_str(),
+            };
+            if candidate.starts_with('-') || candidate.is_empty() {
+                continue;
+            }
+            let resolved = cwd
+                .resolve(candidate)
+                .unwrap_or_else(|| candidate.to_string());
+            let location = locate(&resolved);
+            if let Some(mut denied) = self.path_denied(&location, candidate, writes) {
+                let verb = if denied.rule.starts_with("paths.read_deny") {
+                    "read"
+                } else {
+                    "write"
+                };
+                let list = if verb == "read" { "read_deny" } else { "deny" };
+                denied.reason =
+                    format!("`{program}` would {verb} `{candidate}`, which paths.{list} protects");
+                return Some(denied);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn judge_run(&self, argv: &[String], cwd: &Cwd) -> PolicyDecision {
+        let program = argv.first().map(String::as_str).unwrap_or_default();
+        if let Some(denied) = self.protected_argument(argv, cwd) {
+            return denied;
+        }
+        let rule = Policy::strictest_rule(self.matching_rules(argv));
+        let from_rule = |r: &CommandRule, reason: String| {
+            self.made(
+                r.decision,
+                format!("commands.{} \"{}\"", r.decision.as_str(), r.text),
+                r.origin.to_string(),
+                reason,
+            )
+        };
+        match (rule, self.mode()) {
+            (Some(r), _) if r.decision == Decision::Deny => {
+                from_rule(r, format!("`{program}` is denied"))
+            }
+            (Some(r), Mode::ReadOnly)
+                if r.decision == Decision::Allow && self.read_only_command(argv) =>
+            {
+                from_rule(r, format!("`{program}` is a read-only command"))
+            }
+            (_, Mode::ReadOnly) => self.by_mode(
+                Decision::Deny,
+                format!(
+                    "only read-only commands run in read-only mode, and `{program}` is not one"
+                ),
+            ),
+            (Some(r), Mode::FullAuto) if r.decision == Decision::Ask => self.by_mode(
+                Decision::Allow,
+                format!(
+                    "anything not denied runs (commands.ask \"{}\" at {} is waived)",
+                    r.text, r.origin
+                ),
+            ),
+            (Some(r), _) => {
+                let reason = match r.decision {
+                    Decision::Allow => format!("`{program}` is allowed"),
+                    _ => format!("`{program}` needs approval"),
+                };
+                from_rule(r, reason)
+            }
+            (None, Mode::FullAuto) => {
+                self.by_mode(Decision::Allow, "anything not denied runs".into())
+            }
+            (None, _) => self.by_mode(Decision::Ask, format!("no rule allows `{program}`")),
+        }
+    }
+
+    fn judge_redirect(&self, redirect: &Redirect, cwd: &Cwd) -> PolicyDecision {
+        let target = &redirect.target.text;
+        let harmless = || {
+            self.made(
+                Decision::Allow,
+                "redirection".into(),
+                BUILTIN_SOURCE.into(),
+                format!("`{target}` is harmless"),
+            )
+        };
+        if matches!(
+            target.as_str(),
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        ) {
+            return harmless();
+        }
+        let resolved = match cwd.resolve(target) {
+            Some(path)
+                if !redirect.target.dynamic
+                    || path.starts_with("$HOME/")
+                    || path.starts_with("${HOME}/") =>
+            {
+                path
+            }
+            _ => {
+                return self.unknowable(format!(
+                    "redirects to `{target}`, a path only known when the command runs"
+                ));
+            }
+        };
+        let location = locate(&resolved);
+        if redirect.kind == RedirectKind::Read {
+            return self
+                .path_denied(&location, target, false)
+                .unwrap_or_else(harmless);
+        }
+        if let Some(denied) = self.path_denied(&location, target, true) {
+            return denied;
+        }
+        match location {
+            Location::Outside(_) => match self.mode() {
+                Mode::ReadOnly => self.by_mode(
+                    Decision::Deny,
+                    "nothing is written in read-only mode".into(),
+                ),
+                Mode::FullAuto => self.by_mode(Decision::Allow, "anything not denied runs".into()),
+                _ => self.outside(target, Decision::Ask),
+            },
+            Location::Inside(clean) => self.check_write(&clean),
+        }
+    }
+}
