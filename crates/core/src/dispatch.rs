@@ -103,6 +103,28 @@ impl<'a> CallEvents<'a> {
     }
 }
 
+/// Lines an edit tool would add or remove, for the policy's `max_lines` condition.
+fn changed_lines(tool: &str, args: &serde_json::Value) -> usize {
+    let lines = |key: &str| {
+        args.get(key)
+            .and_then(|v| v.as_str())
+            .map_or(0, |s| s.lines().count())
+    };
+    match tool {
+        "write_file" => lines("content"),
+        "edit_file" => lines("old_string") + lines("new_string"),
+        "apply_patch" => args.get("patch").and_then(|v| v.as_str()).map_or(0, |p| {
+            p.lines()
+                .filter(|l| {
+                    (l.starts_with('+') && !l.starts_with("+++"))
+                        || (l.starts_with('-') && !l.starts_with("---"))
+                })
+                .count()
+        }),
+        _ => 0,
+    }
+}
+
 /// Parses the arguments as the model sent them. Empty arguments mean `{}`; text that is not JSON
 /// is kept as a string so the journal shows what the model actually wrote.
 fn parse_args(raw: &str) -> Result<serde_json::Value, (serde_json::Value, String)> {
@@ -158,7 +180,7 @@ pub async fn dispatch(
             return Err(CoreError::Tool(m));
         }
     };
-    let (mut decision, network, suggestions) = {
+    let (mut decision, network, suggestions, sandbox_rules) = {
         let policy = env
             .policy
             .read()
@@ -167,7 +189,18 @@ pub async fn dispatch(
             bosun_protocol::ToolAction::Command { command } => policy.network_allowed(command),
             _ => false,
         };
-        (policy.decide(&action), network, policy.suggestions(&action))
+        let mut decision = policy.decide(&action);
+        if let bosun_protocol::ToolAction::Write { paths } = &action {
+            // Approval conditions: a change touching many files or lines asks.
+            let lines = changed_lines(&call.name, &args);
+            decision = decision.stricter(policy.check_change(paths.len(), lines));
+        }
+        (
+            decision,
+            network,
+            policy.suggestions(&action),
+            policy.sandbox(),
+        )
     };
     // A command that cannot be confined is never run unasked.
     if let (Some(reason), bosun_protocol::ToolAction::Command { .. }, Decision::Allow) =
@@ -264,7 +297,7 @@ pub async fn dispatch(
         sandbox_exe: PathBuf::new(),
     };
     let mut ctx = ctx;
-    match env.sandboxing.policy(network, Vec::new()) {
+    match env.sandboxing.policy(network, &sandbox_rules) {
         Ok(Some((policy, exe))) => {
             ctx.sandbox = Some(policy);
             ctx.sandbox_exe = exe;

@@ -55,7 +55,7 @@ impl Sandboxing {
     pub fn policy(
         &self,
         network: bool,
-        env_allow: Vec<String>,
+        rules: &bosun_policy::SandboxRules,
     ) -> Result<Option<(SandboxPolicy, PathBuf)>, String> {
         match self {
             Sandboxing::On {
@@ -69,8 +69,24 @@ impl Sandboxing {
                     .map_err(|e| e.to_string())?;
                 p.read_deny
                     .extend(extra_read_deny.iter().filter(|p| p.exists()).cloned());
+                if let Some(home) = user_home {
+                    for denied in rules.home_read_deny(home) {
+                        if denied.exists() && !p.read_deny.contains(&denied) {
+                            p.read_deny.push(denied);
+                        }
+                    }
+                }
+                for extra in &rules.extra_write {
+                    let path = match (extra.strip_prefix("~/"), user_home) {
+                        (Some(rest), Some(home)) => home.join(rest),
+                        _ => PathBuf::from(extra),
+                    };
+                    if path.is_absolute() && path.exists() {
+                        p.write_paths.push(path);
+                    }
+                }
                 p.network = network;
-                p.env_allow = env_allow;
+                p.env_allow = rules.env_allow.clone();
                 Ok(Some((p, exe.clone())))
             }
             Sandboxing::Off { .. } | Sandboxing::Disabled => Ok(None),

@@ -14,7 +14,7 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 /// New blobs from which one pack is written rather than a loose object each.
-const PACK_FROM: usize = 8;
+const PACK_FROM: usize = 16;
 
 /// Files above this size are streamed by libgit2 instead of being read into memory.
 const IN_MEMORY_LIMIT: u64 = 32 << 20;

@@ -206,8 +206,6 @@ impl TaskWorktree {
             ChangeHint::Unknown => None,
         };
         let edit = matches!(hint, ChangeHint::Paths(_));
-        let t0 = std::time::Instant::now();
-        let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
         let mut index = None;
         let scan = {
             let trees = [
@@ -227,10 +225,8 @@ impl TaskWorktree {
                     scan_tree(&mut blobs, loaded, &[], true)?
                 }
             };
-            eprint!("  scan {:.1}", ms(t0));
             if !scan.changed.is_empty() {
                 blobs.write()?;
-                eprint!(" written {:.1}", ms(t0));
             }
             scan
         };
@@ -239,7 +235,6 @@ impl TaskWorktree {
         } else {
             let parent_tree = self.tree_of_latest()?;
             let tree = tree_edit::apply(&self.repo, &parent_tree, &scan.changes())?;
-            eprint!(" tree {:.1}", ms(t0));
             let unchanged = tree == parent_tree.id();
             drop(parent_tree);
             if unchanged {
@@ -248,7 +243,6 @@ impl TaskWorktree {
                 Some(self.commit(tree, message, scan.changed.keys().cloned().collect())?)
             }
         };
-        eprintln!(" commit {:.1}", ms(t0));
         // Writing a large index costs about as much as the walk, so small changes stay pending
         // (re-checked by content on the next walk) until enough accumulate.
         let persist =
