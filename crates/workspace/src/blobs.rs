@@ -4,7 +4,8 @@
 //! `core.autocrlf` could ask for them, which libgit2 finds out by reading every attributes source
 //! for every file. When no such source exists for a file's directory, its blob is simply its
 //! bytes, hashed in memory; otherwise libgit2 hashes it, filters and all. New blobs are kept in
-//! memory until the checkpoint writes them, so unchanged files and previews write nothing.
+//! memory (up to a bound) until the checkpoint writes them all at once, and a file whose content
+//! is already in the latest checkpoint is never written.
 
 use crate::error::{GitContext, IoContext, Result};
 use crate::pack::write_pack;
@@ -15,6 +16,9 @@ use std::path::{Path, PathBuf};
 
 /// New blobs from which one pack is written rather than a loose object each.
 const PACK_FROM: usize = 16;
+
+/// Unwritten blob bytes beyond which they are written early, to bound memory.
+const WRITE_AT: usize = 64 << 20;
 
 /// Files above this size are streamed by libgit2 instead of being read into memory.
 const IN_MEMORY_LIMIT: u64 = 32 << 20;
@@ -29,8 +33,9 @@ pub(crate) struct Blobs<'r> {
     global: Option<bool>,
     /// Per directory: whether it holds (or held) a `.gitattributes` file.
     dirs: HashMap<String, bool>,
-    /// Blobs hashed but not yet in the object database.
+    /// Blobs hashed but not yet in the object database, and their total size.
     unwritten: Vec<(Oid, Vec<u8>)>,
+    unwritten_bytes: usize,
 }
 
 impl<'r> Blobs<'r> {
@@ -42,6 +47,7 @@ impl<'r> Blobs<'r> {
             global: None,
             dirs: HashMap::new(),
             unwritten: Vec::new(),
+            unwritten_bytes: 0,
         }
     }
 
@@ -72,12 +78,17 @@ impl<'r> Blobs<'r> {
         let id = Oid::hash_object(ObjectType::Blob, &data)
             .git_ctx(format!("hashing {}", abs.display()))?;
         if known != Some(id) {
+            self.unwritten_bytes += data.len();
             self.unwritten.push((id, data));
+            if self.unwritten_bytes > WRITE_AT {
+                self.write()?;
+            }
         }
         Ok(id)
     }
 
     /// Writes the new blobs to the object database: a few as loose objects, more as one pack.
+    /// Also done early when they take too much memory, so even a preview may write some.
     pub fn write(&mut self) -> Result<()> {
         self.unwritten.sort_by_key(|(id, _)| *id);
         self.unwritten.dedup_by_key(|(id, _)| *id);
@@ -97,6 +108,7 @@ impl<'r> Blobs<'r> {
             }
         }
         self.unwritten.clear();
+        self.unwritten_bytes = 0;
         Ok(())
     }
 

@@ -208,3 +208,26 @@ fn a_task_can_move_between_threads() {
             .is_some()
     );
 }
+
+#[test]
+fn a_command_that_undoes_an_edit_is_recorded() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    let original = std::fs::read_to_string(wt.join("src/lib.rs")).unwrap();
+    write(&wt, "src/lib.rs", "edited by a tool\n");
+    task.checkpoint(&paths(&["src/lib.rs"]), "edit")
+        .unwrap()
+        .unwrap();
+    // e.g. `git checkout -- src/lib.rs`: the file is back to what the base holds.
+    write(&wt, "src/lib.rs", &original);
+    let cp = task
+        .checkpoint(&ChangeHint::Unknown, "undo")
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.files, vec!["src/lib.rs"]);
+    assert_eq!(
+        tree_of(&f.repo, "refs/bosun/t1/2"),
+        tree_of(&f.repo, &f.base)
+    );
+}
