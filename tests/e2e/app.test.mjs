@@ -82,7 +82,7 @@ describe("the Bosun app", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("shows an empty journal with a hint on how to start a task", async (t) => {
+  it("shows an empty journal with a hint on how to start a task", { timeout: 60_000 }, async (t) => {
     requireBinaries("bosun-app");
     const home = join(work, "empty-home");
     const driver = await startDriver({ env: { BOSUN_HOME: home } });
@@ -98,7 +98,7 @@ describe("the Bosun app", () => {
     await screenshot(app, "empty.png");
   });
 
-  it("follows a task the CLI runs in another process, live, to its completion", async (t) => {
+  it("follows a task the CLI runs in another process, live, to its completion", { timeout: 120_000 }, async (t) => {
     requireBinaries("bosun-app", "bosun", "bosun-mock-model");
     const home = join(work, "home");
     const repo = fixtureRepo(join(work, "greeter"));
@@ -113,9 +113,16 @@ describe("the Bosun app", () => {
             arguments: JSON.stringify({ command: "printf 'hello\\n' | tee hello.txt" }),
           },
         ],
+        usage: { input_tokens: 1200, output_tokens: 40 },
         chunk_delay_ms: 50,
       },
-      { kind: "reply", text: "Wrote hello.txt with the greeting.", chunk_delay_ms: 50 },
+      {
+        kind: "reply",
+        text: "Wrote hello.txt with the greeting.",
+        usage: { input_tokens: 1400, output_tokens: 20 },
+        // Streams for a few seconds, so the app is seen following a task that is still running.
+        chunk_delay_ms: 300,
+      },
     ]);
     t.after(() => mock.stop());
 
@@ -131,6 +138,8 @@ describe("the Bosun app", () => {
       [
         "run", "--json", "--repo", repo, "--prompt", "Write hello to hello.txt",
         "--api", "openai-chat", "--base-url", `${mock.url}/v1`, "--model", "mock-model",
+        // Nobody is at the CLI's stdin to answer an approval: approve what the policy asks about.
+        "--yes",
       ],
       { env: { ...process.env, BOSUN_HOME: home }, stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -147,6 +156,14 @@ describe("the Bosun app", () => {
     await waitFor("the prompt in the timeline", async () =>
       (await app.textOf('[data-role="user"]'))?.includes("Write hello to hello.txt"),
     );
+
+    // The command's output shows up while the CLI is still streaming the model's last answer.
+    await waitFor("the command output in the timeline", async () =>
+      /hello/.test((await app.textOf('[data-tool="run_command"] [role="log"]')) ?? ""),
+    );
+    assert.equal(cli.exitCode, null, "the task finished before the app showed its command output: not followed live");
+    assert.equal(await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.status;"), "running");
+    await screenshot(app, "task-running.png");
 
     const [code] = await exited;
     assert.equal(code, 0, `bosun run failed:\n${stderr}`);
@@ -166,6 +183,10 @@ describe("the Bosun app", () => {
     assert.equal(await app.run(`return document.querySelector('${tool}').dataset.status;`), "success");
     assert.match(await app.textOf(`${tool} .summary`), /printf 'hello\\n' \| tee hello\.txt/);
     assert.match(await app.textOf(`${tool} [role="log"]`), /hello/);
+    const approval = events.find((e) => e.type === "approval_resolved" && e.call_id === "call_1");
+    if (approval) {
+      assert.match(await app.textOf(`${tool} [data-approval="${approval.decision}"]`), /Approved/);
+    }
     const checkpoints = events.filter((e) => e.type === "checkpoint_created");
     assert.ok(checkpoints.length >= 1, "the CLI made no checkpoint for the command that wrote hello.txt");
     assert.match(await app.textOf("[data-checkpoint]"), /Checkpoint 1/);
@@ -173,7 +194,9 @@ describe("the Bosun app", () => {
     const cost = await app.textOf('[data-counter="cost"]');
     const lastUsage = events.filter((e) => e.type === "usage").at(-1);
     assert.ok(lastUsage, "the CLI reported no usage");
-    assert.match(cost, lastUsage.priced ? /\$\d/ : /cost unknown|\$\d/);
+    assert.match(cost, lastUsage.priced ? /\$\d/ : /cost unknown|\$\d+\.\d+\+/);
+    const tokens = await app.textOf('[data-counter="tokens"]');
+    assert.match(tokens.replace(/\s+/g, " "), /in 2\.6k out 60/);
     assert.match(await app.textOf(`.sidebar [data-task-id="${taskId}"]`), /greeter/);
     assert.equal(await app.count('[data-kind="tool"]'), events.filter((e) => e.type === "tool_call_begin").length);
 

@@ -49,7 +49,7 @@ export async function startDriver({ port = 4444, env = {} } = {}) {
     "tauri-driver to answer",
     async () => {
       if (exited !== null) throw new Error(`tauri-driver exited with ${exited}: ${log}`);
-      const res = await fetch(`${url}/status`);
+      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
       return res.ok;
     },
     20_000,
@@ -70,6 +70,8 @@ async function wd(method, url, body) {
     method,
     headers: { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
+    // A hung app must fail the test, not hang it.
+    signal: AbortSignal.timeout(30_000),
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) {

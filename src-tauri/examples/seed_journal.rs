@@ -1,0 +1,323 @@
+//! Fills `$BOSUN_HOME/bosun.db` with sample tasks for looking at the app without a model:
+//! a finished task with coloured command output, checkpoints and a plan; a failed one; and, with
+//! `--live`, a task that keeps appending events (one every 300 ms) while the app follows it; with
+//! `--big`, a task whose command printed 100k lines.
+//!
+//! `BOSUN_HOME=/tmp/bosun-demo cargo run -p bosun-app --example seed_journal -- --live`
+
+use anyhow::{Context, Result};
+use bosun_protocol::*;
+use bosun_store::{NewTask, Store};
+use serde_json::json;
+use std::time::Duration;
+
+struct Writer<'a> {
+    store: &'a Store,
+    task: TaskId,
+    seq: u64,
+    pace: Duration,
+}
+
+impl Writer<'_> {
+    fn emit(&mut self, msg: EventMsg) -> Result<()> {
+        self.seq += 1;
+        let ev = Event {
+            seq: self.seq,
+            task_id: self.task.clone(),
+            ts: bosun_store::now_rfc3339(),
+            msg,
+        };
+        self.store
+            .append_event(&ev)
+            .with_context(|| format!("while appending event {}", self.seq))?;
+        std::thread::sleep(self.pace);
+        Ok(())
+    }
+
+    fn tool(
+        &mut self,
+        id: &str,
+        tool: &str,
+        args: serde_json::Value,
+        out: &[&str],
+        status: ToolCallStatus,
+        ms: u64,
+    ) -> Result<()> {
+        self.emit(EventMsg::ToolCallBegin(ToolCallBegin {
+            call_id: CallId::from(id),
+            tool: tool.into(),
+            args,
+            recovered: false,
+        }))?;
+        for chunk in out {
+            self.emit(EventMsg::ToolOutputDelta(ToolOutputDelta {
+                call_id: CallId::from(id),
+                stream: OutputStream::Stdout,
+                chunk: (*chunk).into(),
+            }))?;
+        }
+        self.emit(EventMsg::ToolCallEnd(ToolCallEnd {
+            call_id: CallId::from(id),
+            status,
+            exit_code: Some(if status == ToolCallStatus::Success {
+                0
+            } else {
+                101
+            }),
+            error: None,
+            output: out.concat(),
+            duration_ms: ms,
+        }))
+    }
+
+    fn usage(&mut self, input: u64, output: u64, cost: f64, total: f64) -> Result<()> {
+        self.emit(EventMsg::Usage(UsageEvent {
+            model: "claude-sonnet-4-5".into(),
+            input_tokens: input,
+            output_tokens: output,
+            cached_input_tokens: input / 2,
+            cache_write_tokens: 0,
+            cost_usd: cost,
+            total_cost_usd: total,
+            priced: true,
+        }))
+    }
+}
+
+fn start<'a>(
+    store: &'a Store,
+    id: &str,
+    repo: &str,
+    prompt: &str,
+    pace: Duration,
+) -> Result<Writer<'a>> {
+    let task = TaskId::from(id);
+    store.create_task(&NewTask {
+        id: task.clone(),
+        repo: repo.into(),
+        prompt: prompt.into(),
+        base_commit: "4f1c2a9e0b7d".into(),
+        branch: format!("bosun/{id}"),
+        worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        created_at: bosun_store::now_rfc3339(),
+        owner_pid: std::process::id(),
+        owner_started: bosun_store::process_start_time(std::process::id()),
+        max_steps: 50,
+        max_cost_usd: Some(2.0),
+    })?;
+    let mut w = Writer {
+        store,
+        task,
+        seq: 0,
+        pace,
+    };
+    w.emit(EventMsg::TaskStarted(TaskStarted {
+        repo: repo.into(),
+        base_commit: "4f1c2a9e0b7d".into(),
+        branch: format!("bosun/{id}"),
+        worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
+        prompt: prompt.into(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+    }))?;
+    w.emit(EventMsg::UserMessage(UserMessage {
+        text: prompt.into(),
+    }))?;
+    Ok(w)
+}
+
+fn story(w: &mut Writer<'_>, finish: TaskStatus) -> Result<()> {
+    for piece in [
+        "I'll look at the failing test ",
+        "first, then fix the parser ",
+        "and run the suite again.",
+    ] {
+        w.emit(EventMsg::AssistantDelta(AssistantDelta {
+            text: piece.into(),
+        }))?;
+    }
+    w.emit(EventMsg::AssistantMessage(AssistantMessage {
+        text: "I'll look at the failing test first, then fix the parser and run the suite again."
+            .into(),
+    }))?;
+    w.emit(EventMsg::PlanUpdated(PlanUpdated {
+        items: vec![
+            PlanItem {
+                step: "Reproduce the failure".into(),
+                status: PlanStatus::Completed,
+            },
+            PlanItem {
+                step: "Fix quoted keys in the parser".into(),
+                status: PlanStatus::InProgress,
+            },
+            PlanItem {
+                step: "Run the whole suite".into(),
+                status: PlanStatus::Pending,
+            },
+        ],
+    }))?;
+    w.usage(14_200, 310, 0.0472, 0.0472)?;
+    w.tool(
+        "toolu_01",
+        "read_file",
+        json!({"path": "src/parser.rs", "offset": 120, "limit": 60}),
+        &[
+            "fn parse_key(input: &str) -> Result<Key> {\n",
+            "    // …\n",
+            "}\n",
+        ],
+        ToolCallStatus::Success,
+        4,
+    )?;
+    w.tool(
+        "toolu_02",
+        "run_command",
+        json!({"command": "cargo test -p config parser::"}),
+        &[
+            "\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m config v0.3.1 (/work/config)\n",
+            "\u{1b}[1m\u{1b}[32m    Finished\u{1b}[0m `test` profile [unoptimized + debuginfo] target(s) in 2.41s\n",
+            "\u{1b}[1m\u{1b}[32m     Running\u{1b}[0m unittests src/lib.rs\n\nrunning 3 tests\n",
+            "test parser::tests::bare_keys ... \u{1b}[32mok\u{1b}[0m\n",
+            "test parser::tests::quoted_keys ... \u{1b}[31mFAILED\u{1b}[0m\n",
+            "test parser::tests::dotted_keys ... \u{1b}[32mok\u{1b}[0m\n\nfailures:\n\n---- parser::tests::quoted_keys stdout ----\n",
+            "thread 'parser::tests::quoted_keys' panicked at src/parser.rs:214:9:\nassertion `left == right` failed\n  left: Key(\"a.b\")\n right: Key(\"\\\"a.b\\\"\")\n",
+            "\ntest result: \u{1b}[31mFAILED\u{1b}[0m. 2 passed; 1 failed; 0 ignored\n",
+        ],
+        ToolCallStatus::Error,
+        2870,
+    )?;
+    w.tool(
+        "toolu_03",
+        "edit_file",
+        json!({"path": "src/parser.rs", "old_string": "let key = raw;", "new_string": "let key = unquote(raw)?;"}),
+        &["Edited src/parser.rs (1 replacement)\n"],
+        ToolCallStatus::Success,
+        9,
+    )?;
+    w.emit(EventMsg::CheckpointCreated(CheckpointCreated {
+        checkpoint: 1,
+        commit: "9c0e4b1d7a5f3e2c1b0a9f8e7d6c5b4a3f2e1d0c".into(),
+        files: vec!["src/parser.rs".into()],
+        call_id: Some(CallId::from("toolu_03")),
+    }))?;
+    w.usage(16_900, 220, 0.0211, 0.0683)?;
+    // 400 lines of output in chunks of 50, as a command streams them.
+    let long: Vec<String> = (0..8)
+        .map(|c| {
+            (c * 50..(c + 1) * 50)
+                .map(|i| format!("test suite::case_{i:03} ... \u{1b}[32mok\u{1b}[0m\n"))
+                .collect()
+        })
+        .collect();
+    let long: Vec<&str> = long.iter().map(String::as_str).collect();
+    w.tool(
+        "toolu_04",
+        "run_command",
+        json!({"command": "cargo test -p config"}),
+        &long,
+        ToolCallStatus::Success,
+        5120,
+    )?;
+    w.emit(EventMsg::AssistantMessage(AssistantMessage {
+        text: "Quoted keys are now unquoted before they are split on dots; all 403 tests pass."
+            .into(),
+    }))?;
+    w.usage(18_300, 95, 0.0098, 0.0781)?;
+    w.emit(EventMsg::TaskFinished(TaskFinished {
+        status: finish,
+        summary: "Quoted keys are now unquoted before they are split on dots; all 403 tests pass."
+            .into(),
+    }))
+}
+
+fn main() -> Result<()> {
+    let live = std::env::args().any(|a| a == "--live");
+    let big = std::env::args().any(|a| a == "--big");
+    let store = Store::open(&bosun_store::journal_path()).context("while opening the journal")?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let quick = Duration::ZERO;
+
+    let mut failed = start(
+        &store,
+        &format!("01demo{stamp}a"),
+        "/home/dev/src/billing",
+        "Add retries with jitter to the webhook sender",
+        quick,
+    )?;
+    failed.emit(EventMsg::AssistantMessage(AssistantMessage {
+        text: "Let me find the webhook sender.".into(),
+    }))?;
+    failed.tool(
+        "toolu_a1",
+        "search",
+        json!({"pattern": "fn send_webhook", "path": "src"}),
+        &["src/webhooks/send.rs:42: pub async fn send_webhook(\n"],
+        ToolCallStatus::Success,
+        31,
+    )?;
+    failed.emit(EventMsg::Error(ErrorEvent {
+        code: "rate_limited".into(),
+        message: "The provider kept answering 429 after 5 attempts.".into(),
+    }))?;
+    failed.emit(EventMsg::TaskFinished(TaskFinished {
+        status: TaskStatus::Failed,
+        summary: "The model provider rate-limited every retry.".into(),
+    }))?;
+
+    let mut done = start(
+        &store,
+        &format!("01demo{stamp}b"),
+        "/home/dev/src/config",
+        "Fix the parser so quoted keys with dots work",
+        quick,
+    )?;
+    story(&mut done, TaskStatus::Completed)?;
+
+    if big {
+        // 100k lines of coloured output in 1000-line chunks: the app must stay responsive.
+        let mut w = start(
+            &store,
+            &format!("01demo{stamp}d"),
+            "/home/dev/src/monorepo",
+            "Run the whole test suite and summarize failures",
+            quick,
+        )?;
+        let chunks: Vec<String> = (0..100)
+            .map(|c| {
+                (c * 1000..(c + 1) * 1000)
+                    .map(|i| format!("\u{1b}[2m{i:06}\u{1b}[0m test module_{}::case_{i} ... \u{1b}[32mok\u{1b}[0m\n", i % 97))
+                    .collect()
+            })
+            .collect();
+        let chunks: Vec<&str> = chunks.iter().map(String::as_str).collect();
+        w.tool(
+            "toolu_big",
+            "run_command",
+            json!({"command": "cargo test --workspace"}),
+            &chunks,
+            ToolCallStatus::Success,
+            93_000,
+        )?;
+        w.emit(EventMsg::TaskFinished(TaskFinished {
+            status: TaskStatus::Completed,
+            summary: "100000 tests passed.".into(),
+        }))?;
+    }
+    if live {
+        let mut running = start(
+            &store,
+            &format!("01demo{stamp}c"),
+            "/home/dev/src/config",
+            "Make `config get` print nested tables as TOML",
+            Duration::from_millis(300),
+        )?;
+        story(&mut running, TaskStatus::Completed)?;
+    }
+    println!("seeded {}", store.path().display());
+    Ok(())
+}

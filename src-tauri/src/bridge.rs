@@ -1,0 +1,267 @@
+//! The event bridge: follows the journal and feeds subscribers. One poller thread checks SQLite's
+//! `data_version` (it changes when another process, such as a `bosun run`, commits) and, when it
+//! changed, sends each task subscriber the events after the last seq it was sent, in seq order, and
+//! each task-list subscriber the list if it differs. A new subscriber first gets the history from
+//! the seq it asked for, then the live tail; every stream ends with a [`FeedEnd`]. Every few
+//! seconds it also closes running tasks whose process died, so they stop showing as running.
+
+use crate::feed::{FeedEnd, FeedSink, TaskFeed, TaskListFeed};
+use bosun_protocol::{EventMsg, TaskId};
+use bosun_store::{Store, StoreError, TaskRow};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often the poller looks at the journal.
+pub const POLL_EVERY: Duration = Duration::from_millis(200);
+
+/// How often (in poller ticks) running tasks whose process died are closed as interrupted.
+const RECONCILE_EVERY_TICKS: u32 = 25;
+
+/// Events per channel message; a long history goes out as several batches.
+const BATCH: usize = 500;
+
+/// The id `unsubscribe` takes.
+pub type SubscriptionId = u64;
+
+struct TaskFollower {
+    task: TaskId,
+    /// The last seq sent.
+    sent: u64,
+    /// Not served yet: serve on the next tick even if the journal did not change.
+    fresh: bool,
+    sink: Box<dyn FeedSink<TaskFeed>>,
+}
+
+struct ListFollower {
+    last: Option<Vec<TaskRow>>,
+    fresh: bool,
+    sink: Box<dyn FeedSink<TaskListFeed>>,
+}
+
+#[derive(Default)]
+struct Followers {
+    tasks: HashMap<SubscriptionId, TaskFollower>,
+    lists: HashMap<SubscriptionId, ListFollower>,
+    seen_version: Option<i64>,
+}
+
+pub struct Bridge {
+    store: Arc<Store>,
+    followers: Mutex<Followers>,
+    next_id: AtomicU64,
+}
+
+impl Bridge {
+    pub fn new(store: Arc<Store>) -> Bridge {
+        Bridge {
+            store,
+            followers: Mutex::new(Followers::default()),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Follows one task: its events with `seq > after_seq` now, then new ones as they are written.
+    /// Fails with `NotFound` for a task the journal does not have.
+    pub fn follow_task(
+        &self,
+        task: TaskId,
+        after_seq: u64,
+        sink: Box<dyn FeedSink<TaskFeed>>,
+    ) -> Result<SubscriptionId, StoreError> {
+        self.store.task(&task)?;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let follower = TaskFollower {
+            task,
+            sent: after_seq,
+            fresh: true,
+            sink,
+        };
+        self.followers().tasks.insert(id, follower);
+        self.tick()?;
+        Ok(id)
+    }
+
+    /// Follows the task list: the whole list now, then again whenever it changes.
+    pub fn follow_tasks(
+        &self,
+        sink: Box<dyn FeedSink<TaskListFeed>>,
+    ) -> Result<SubscriptionId, StoreError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let follower = ListFollower {
+            last: None,
+            fresh: true,
+            sink,
+        };
+        self.followers().lists.insert(id, follower);
+        self.tick()?;
+        Ok(id)
+    }
+
+    /// Stops a subscription; its stream ends with `unsubscribed`. False if it had already ended.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        let mut followers = self.followers();
+        if let Some(f) = followers.tasks.remove(&id) {
+            f.sink.send(TaskFeed::End {
+                end: FeedEnd::Unsubscribed,
+            });
+            return true;
+        }
+        if let Some(f) = followers.lists.remove(&id) {
+            f.sink.send(TaskListFeed::End {
+                end: FeedEnd::Unsubscribed,
+            });
+            return true;
+        }
+        false
+    }
+
+    /// How many streams are open.
+    pub fn subscriptions(&self) -> usize {
+        let followers = self.followers();
+        followers.tasks.len() + followers.lists.len()
+    }
+
+    /// One look at the journal: serves new subscribers, and everyone if the journal changed.
+    /// A follower whose journal read failed gets its stream ended with the reason; a busy journal
+    /// is only retried at the next tick.
+    pub fn tick(&self) -> Result<(), StoreError> {
+        let mut followers = self.followers();
+        let version = self.store.data_version()?;
+        let changed = followers.seen_version != Some(version);
+        followers.seen_version = Some(version);
+
+        let mut ended = Vec::new();
+        for (id, f) in followers.tasks.iter_mut() {
+            if !(changed || f.fresh) {
+                continue;
+            }
+            match self.serve_task(f) {
+                Ok(true) => f.fresh = false,
+                Ok(false) => ended.push(*id),
+                Err(StoreError::Busy(_)) => f.fresh = true,
+                Err(err) => {
+                    f.sink.send(TaskFeed::End {
+                        end: FeedEnd::Failed {
+                            message: err.to_string(),
+                        },
+                    });
+                    ended.push(*id);
+                }
+            }
+        }
+        for id in ended.drain(..) {
+            followers.tasks.remove(&id);
+        }
+
+        if changed || followers.lists.values().any(|f| f.fresh) {
+            let tasks = self.store.tasks();
+            for (id, f) in followers.lists.iter_mut() {
+                if !(changed || f.fresh) {
+                    continue;
+                }
+                match &tasks {
+                    Ok(tasks) if f.last.as_ref() == Some(tasks) => f.fresh = false,
+                    Ok(tasks) => {
+                        if f.sink.send(TaskListFeed::Tasks {
+                            tasks: tasks.clone(),
+                        }) {
+                            f.last = Some(tasks.clone());
+                            f.fresh = false;
+                        } else {
+                            ended.push(*id);
+                        }
+                    }
+                    Err(StoreError::Busy(_)) => f.fresh = true,
+                    Err(err) => {
+                        f.sink.send(TaskListFeed::End {
+                            end: FeedEnd::Failed {
+                                message: err.to_string(),
+                            },
+                        });
+                        ended.push(*id);
+                    }
+                }
+            }
+            for id in ended {
+                followers.lists.remove(&id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the running tasks whose process is gone (a `bosun run` killed with -9, a crash) as
+    /// `interrupted`, and makes sure subscribers see it: this connection's own writes do not change
+    /// its `data_version`. Returns how many tasks it closed.
+    pub fn reconcile(&self) -> Result<usize, StoreError> {
+        let closed = self.store.reconcile_interrupted()?;
+        if !closed.is_empty() {
+            self.followers().seen_version = None;
+        }
+        Ok(closed.len())
+    }
+
+    /// Sends a task follower everything after what it was sent. False once its stream is over
+    /// (the task finished, or the receiver is gone).
+    fn serve_task(&self, f: &mut TaskFollower) -> Result<bool, StoreError> {
+        loop {
+            let events = self.store.events(&f.task, f.sent, BATCH)?;
+            let Some(last) = events.last() else {
+                return Ok(true);
+            };
+            let last_seq = last.seq;
+            let finished = events
+                .iter()
+                .any(|e| matches!(e.msg, EventMsg::TaskFinished(_)));
+            let full = events.len() == BATCH;
+            if !f.sink.send(TaskFeed::Events { events }) {
+                return Ok(false);
+            }
+            f.sent = last_seq;
+            if finished {
+                f.sink.send(TaskFeed::End {
+                    end: FeedEnd::Finished,
+                });
+                return Ok(false);
+            }
+            if !full {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Starts the poller thread. It runs until the process exits.
+    pub fn spawn_poller(self: &Arc<Self>) -> std::io::Result<JoinHandle<()>> {
+        let bridge = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("bosun-journal-poller".into())
+            .spawn(move || {
+                let mut ticks = 0u32;
+                loop {
+                    if ticks.is_multiple_of(RECONCILE_EVERY_TICKS)
+                        && let Err(err) = bridge.reconcile()
+                    {
+                        tracing::warn!("closing tasks whose process died failed: {err}");
+                    }
+                    ticks = ticks.wrapping_add(1);
+                    if let Err(err) = bridge.tick() {
+                        tracing::warn!("reading the journal failed, retrying: {err}");
+                    }
+                    std::thread::sleep(POLL_EVERY);
+                }
+            })
+    }
+
+    fn followers(&self) -> MutexGuard<'_, Followers> {
+        // A panic while serving cannot leave the map half-updated in a way that matters: take it over.
+        self.followers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}

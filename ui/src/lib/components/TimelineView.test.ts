@@ -1,0 +1,123 @@
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import { ev, sampleTask } from "../../test/events";
+import { applyEvents, emptyTimeline } from "../state/timeline";
+import TimelineView from "./TimelineView.svelte";
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = "";
+});
+
+function render(events = sampleTask()) {
+  const target = document.createElement("div");
+  document.body.appendChild(target);
+  const timeline = applyEvents(emptyTimeline(), events);
+  app = mount(TimelineView, { target, props: { items: timeline.items } });
+  flushSync();
+  return target;
+}
+
+describe("the timeline", () => {
+  it("shows a tool call with its command, status, duration and ANSI-coloured output", () => {
+    const view = render();
+    const card = view.querySelector('[data-tool="run_command"]');
+    expect(card).not.toBeNull();
+    expect(card?.getAttribute("data-status")).toBe("success");
+    expect(card?.querySelector(".summary")?.textContent).toBe("printf 'hello\\n'");
+    expect(card?.textContent).toContain("1.2 s");
+
+    const lines = [...(card?.querySelectorAll('[role="log"] .line') ?? [])];
+    expect(lines.map((l) => l.textContent)).toEqual(["hello", "plain"]);
+    const green = lines[0].querySelector("span");
+    expect(green?.getAttribute("style")).toContain("var(--ansi-2)");
+    expect(lines[0].textContent).not.toContain("\u001b");
+  });
+
+  it("collapses and expands the output panel", () => {
+    const view = render();
+    const head = view.querySelector<HTMLButtonElement>('[data-tool="run_command"] button');
+    expect(head?.getAttribute("aria-expanded")).toBe("true");
+    head?.click();
+    flushSync();
+    expect(view.querySelector('[data-tool="run_command"] [role="log"]')).toBeNull();
+    head?.click();
+    flushSync();
+    expect(view.querySelector('[data-tool="run_command"] [role="log"]')).not.toBeNull();
+  });
+
+  it("shows the prompt, the answer, the checkpoint and the final status", () => {
+    const view = render();
+    expect(view.querySelector('[data-role="user"]')?.textContent).toContain("Say hello");
+    expect(view.querySelector('[data-role="assistant"]')?.textContent).toContain("I will run printf.");
+    expect(view.querySelector("[data-checkpoint]")?.textContent).toContain("Checkpoint 1");
+    expect(view.querySelector('[data-kind="finished"] [data-status="completed"]')).not.toBeNull();
+  });
+
+  it("folds older successful tool calls and keeps the latest and failed ones open", () => {
+    const events = [];
+    let seq = 1;
+    for (let n = 0; n < 8; n++) {
+      const call_id = `c${n}`;
+      events.push({ ...ev(seq++, { type: "tool_call_begin", call_id, tool: "run_command", args: { command: `step ${n}` }, recovered: false }) });
+      events.push(ev(seq++, { type: "tool_output_delta", call_id, stream: "stdout", chunk: `out ${n}\n` }));
+      const status = n === 0 ? "error" : "success";
+      events.push(ev(seq++, { type: "tool_call_end", call_id, status, output: "", duration_ms: 5 }));
+    }
+    const view = render(events);
+    const open = [...view.querySelectorAll("[data-call-id]")].map(
+      (c) => `${c.getAttribute("data-call-id")}:${c.querySelector('[role="log"]') ? "open" : "folded"}`,
+    );
+    expect(open).toEqual([
+      "c0:open",
+      "c1:folded",
+      "c2:folded",
+      "c3:open",
+      "c4:open",
+      "c5:open",
+      "c6:open",
+      "c7:open",
+    ]);
+  });
+
+  it("shows who approved a call the policy asked about, and why it asked", () => {
+    const events = sampleTask().slice(0, 6);
+    events.push(
+      ev(7, {
+        type: "approval_requested",
+        approval_id: "a1",
+        call_id: "call_1",
+        tool: "run_command",
+        action: { kind: "command", command: "printf 'hello\\n'" },
+        reason: "commands ask before running",
+        rule: "mode ask",
+        source: "built-in",
+        suggestions: [],
+      }),
+    );
+    let view = render(events);
+    expect(view.querySelector('[data-approval="pending"]')?.textContent).toContain("Waiting for approval");
+    unmount(app!);
+    app = null;
+    document.body.innerHTML = "";
+
+    events.push(ev(8, { type: "approval_resolved", approval_id: "a1", call_id: "call_1", decision: "approve_once", by: "--yes" }));
+    view = render(events);
+    const line = view.querySelector('[data-approval="approve_once"]')?.textContent ?? "";
+    expect(line).toContain("Approved once");
+    expect(line).toContain("--yes");
+    expect(line).toContain("mode ask");
+  });
+
+  it("keeps only a window of a 100k-line output in the DOM", () => {
+    const events = sampleTask().slice(0, 6);
+    const chunk = Array.from({ length: 100_000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    events.push({ ...events[5], seq: 7, type: "tool_output_delta", call_id: "call_1", stream: "stdout", chunk } as never);
+    const view = render(events);
+    const log = view.querySelector('[role="log"]');
+    expect(log?.getAttribute("data-lines")).toBe("100000");
+    expect(log?.querySelectorAll(".line").length).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,282 @@
+import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { Event } from "../bindings/Event";
+import type { PlanItem } from "../bindings/PlanItem";
+import type { TaskStarted } from "../bindings/TaskStarted";
+import type { TaskStatus } from "../bindings/TaskStatus";
+import type { ToolCallStatus } from "../bindings/ToolCallStatus";
+import { appendOutput, emptyTerminal, terminalFrom, type TerminalText } from "./terminalText";
+
+interface Entry {
+  /** Stable key for keyed rendering: the seq of the event that opened the entry. */
+  key: number;
+  ts: string;
+}
+
+export type TimelineItem =
+  | (Entry & { kind: "user"; text: string })
+  | (Entry & { kind: "assistant"; text: string; streaming: boolean })
+  | (Entry & {
+      kind: "tool";
+      callId: string;
+      tool: string;
+      args: unknown;
+      recovered: boolean;
+      status: "running" | ToolCallStatus;
+      exitCode: number | null;
+      error: string | null;
+      durationMs: number | null;
+      output: TerminalText;
+      /** True once output arrived as it streamed (`tool_output_delta`). */
+      streamed: boolean;
+      /** Set when the policy asked a human about this call. */
+      approval: Approval | null;
+    })
+  | (Entry & { kind: "checkpoint"; checkpoint: number; commit: string; files: string[] })
+  | (Entry & { kind: "plan"; items: PlanItem[] })
+  | (Entry & { kind: "retry"; attempt: number; maxAttempts: number; reason: string })
+  | (Entry & { kind: "error"; code: string; message: string })
+  | (Entry & { kind: "warning"; code: string; message: string })
+  | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
+  | (Entry & { kind: "finished"; status: TaskStatus; summary: string });
+
+export type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
+
+/** An approval request on a tool call, and how it was answered. */
+export interface Approval {
+  reason: string;
+  rule: string;
+  source: string;
+  /** `null` while waiting for an answer. */
+  decision: ApprovalDecision | null;
+  by: string | null;
+  note: string | null;
+}
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  /** False once any response came from a model missing from the price table. */
+  priced: boolean;
+  responses: number;
+}
+
+export interface Timeline {
+  started: TaskStarted | null;
+  items: TimelineItem[];
+  usage: UsageTotals;
+  status: TaskStatus;
+  plan: PlanItem[];
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export function emptyTimeline(): Timeline {
+  return {
+    started: null,
+    items: [],
+    usage: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0,
+      priced: true,
+      responses: 0,
+    },
+    status: "running",
+    plan: [],
+    startedAt: null,
+    finishedAt: null,
+  };
+}
+
+/**
+ * Folds in-order events (from `EventLog`) into the timeline. Returns a new `Timeline` whose
+ * unchanged items keep their identity, so only what changed re-renders.
+ */
+export function applyEvents(timeline: Timeline, events: readonly Event[]): Timeline {
+  if (events.length === 0) return timeline;
+  const next: Timeline = { ...timeline, items: timeline.items.slice(), usage: { ...timeline.usage } };
+  const toolIndex = new Map<string, number>();
+  next.items.forEach((item, i) => {
+    if (item.kind === "tool") toolIndex.set(item.callId, i);
+  });
+  const updateTool = (callId: string, change: (item: ToolItem) => ToolItem) => {
+    const i = toolIndex.get(callId);
+    if (i === undefined) return;
+    const item = next.items[i];
+    if (item.kind === "tool") next.items[i] = change(item);
+  };
+
+  for (const ev of events) {
+    const base = { key: ev.seq, ts: ev.ts };
+    switch (ev.type) {
+      case "task_started":
+        next.started = {
+          repo: ev.repo,
+          base_commit: ev.base_commit,
+          branch: ev.branch,
+          worktree: ev.worktree,
+          prompt: ev.prompt,
+          provider: ev.provider,
+          model: ev.model,
+        };
+        next.startedAt = ev.ts;
+        break;
+      case "user_message":
+        next.items.push({ ...base, kind: "user", text: ev.text });
+        break;
+      case "assistant_delta": {
+        const last = next.items[next.items.length - 1];
+        if (last?.kind === "assistant" && last.streaming) {
+          next.items[next.items.length - 1] = { ...last, text: last.text + ev.text };
+        } else {
+          next.items.push({ ...base, kind: "assistant", text: ev.text, streaming: true });
+        }
+        break;
+      }
+      case "assistant_message": {
+        const last = next.items[next.items.length - 1];
+        if (last?.kind === "assistant" && last.streaming) {
+          next.items[next.items.length - 1] = { ...last, text: ev.text, streaming: false };
+        } else if (ev.text.length > 0) {
+          next.items.push({ ...base, kind: "assistant", text: ev.text, streaming: false });
+        }
+        break;
+      }
+      case "tool_call_begin":
+        toolIndex.set(ev.call_id, next.items.length);
+        next.items.push({
+          ...base,
+          kind: "tool",
+          callId: ev.call_id,
+          tool: ev.tool,
+          args: ev.args,
+          recovered: ev.recovered,
+          status: "running",
+          exitCode: null,
+          error: null,
+          durationMs: null,
+          output: emptyTerminal(),
+          streamed: false,
+          approval: null,
+        });
+        break;
+      case "tool_output_delta":
+        updateTool(ev.call_id, (item) => ({
+          ...item,
+          streamed: true,
+          output: appendOutput(item.output, ev.stream, ev.chunk),
+        }));
+        break;
+      case "tool_call_end":
+        updateTool(ev.call_id, (item) => ({
+          ...item,
+          status: ev.status,
+          exitCode: ev.exit_code ?? null,
+          error: ev.error ?? null,
+          durationMs: ev.duration_ms,
+          output: item.streamed ? item.output : terminalFrom(ev.output),
+        }));
+        break;
+      case "approval_requested":
+        updateTool(ev.call_id, (item) => ({
+          ...item,
+          approval: { reason: ev.reason, rule: ev.rule, source: ev.source, decision: null, by: null, note: null },
+        }));
+        break;
+      case "approval_resolved":
+        updateTool(ev.call_id, (item) => ({
+          ...item,
+          approval: {
+            ...(item.approval ?? { reason: "", rule: ev.rule ?? "", source: "" }),
+            decision: ev.decision,
+            by: ev.by,
+            note: ev.note ?? null,
+          },
+        }));
+        break;
+      case "warning":
+        next.items.push({ ...base, kind: "warning", code: ev.code, message: ev.message });
+        break;
+      case "redacted":
+        next.items.push({ ...base, kind: "redacted", count: ev.count, kinds: ev.kinds, place: ev.place });
+        break;
+      case "plan_updated":
+        next.plan = ev.items;
+        next.items.push({ ...base, kind: "plan", items: ev.items });
+        break;
+      case "checkpoint_created":
+        next.items.push({
+          ...base,
+          kind: "checkpoint",
+          checkpoint: ev.checkpoint,
+          commit: ev.commit,
+          files: ev.files,
+        });
+        break;
+      case "usage":
+        next.usage.inputTokens += ev.input_tokens;
+        next.usage.outputTokens += ev.output_tokens;
+        next.usage.cachedInputTokens += ev.cached_input_tokens;
+        next.usage.cacheWriteTokens += ev.cache_write_tokens;
+        next.usage.costUsd = ev.total_cost_usd;
+        next.usage.priced = next.usage.priced && ev.priced;
+        next.usage.responses += 1;
+        break;
+      case "model_retry":
+        next.items.push({
+          ...base,
+          kind: "retry",
+          attempt: ev.attempt,
+          maxAttempts: ev.max_attempts,
+          reason: ev.reason,
+        });
+        break;
+      case "error":
+        next.items.push({ ...base, kind: "error", code: ev.code, message: ev.message });
+        break;
+      case "task_finished":
+        next.status = ev.status;
+        next.finishedAt = ev.ts;
+        for (let i = 0; i < next.items.length; i++) {
+          const item = next.items[i];
+          if (item.kind === "assistant" && item.streaming) next.items[i] = { ...item, streaming: false };
+        }
+        next.items.push({ ...base, kind: "finished", status: ev.status, summary: ev.summary });
+        break;
+    }
+  }
+  return next;
+}
+
+/** A one-line description of a tool call's arguments, as a developer would write it. */
+export function argsSummary(tool: string, args: unknown): string {
+  if (typeof args === "string") return args;
+  if (args === null || typeof args !== "object") return "";
+  const a = args as Record<string, unknown>;
+  const str = (k: string) => (typeof a[k] === "string" ? (a[k] as string) : undefined);
+  switch (tool) {
+    case "run_command":
+      return str("command") ?? "";
+    case "read_file":
+    case "write_file":
+    case "edit_file":
+      return str("path") ?? "";
+    case "list_dir":
+      return str("path") ?? ".";
+    case "search":
+      return [str("pattern"), str("path") ?? str("glob")].filter(Boolean).join("  in ");
+    case "apply_patch": {
+      const files = (str("patch") ?? "").match(/^\+\+\+ (?:b\/)?(.+)$/gm) ?? [];
+      return files.map((f) => f.replace(/^\+\+\+ (?:b\/)?/, "")).join(", ");
+    }
+    case "update_plan":
+      return Array.isArray(a.items) ? `${a.items.length} steps` : "";
+  }
+  const first = Object.entries(a).find(([, v]) => typeof v === "string");
+  return first ? `${first[0]}: ${first[1] as string}` : JSON.stringify(args);
+}
