@@ -4,6 +4,17 @@
 use bosun_exec::{SandboxPolicy, SandboxSupport};
 use std::path::{Path, PathBuf};
 
+/// Entries looked at when finding read-denied files in a worktree.
+pub const READ_DENY_SCAN_LIMIT: usize = 200_000;
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+];
+
 pub enum Sandboxing {
     On {
         worktree: PathBuf,
@@ -48,6 +59,53 @@ impl Sandboxing {
             ],
             exe,
             user_home: dirs::home_dir(),
+        }
+    }
+
+    /// Hides the worktree's files that the policy says no one reads (`**/.env`, `**/*.pem`, …)
+    /// from commands, as found when the task starts. The walk skips `.git` and the usual
+    /// dependency and build folders, and stops after [`READ_DENY_SCAN_LIMIT`] entries.
+    pub fn hide_read_denied(&mut self, policy: &bosun_policy::Policy) {
+        let Sandboxing::On {
+            worktree,
+            extra_read_deny,
+            ..
+        } = self
+        else {
+            return;
+        };
+        let mut stack = vec![worktree.clone()];
+        let mut seen = 0usize;
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > READ_DENY_SCAN_LIMIT {
+                    return;
+                }
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let name = entry.file_name();
+                if kind.is_dir() {
+                    if !SKIPPED_DIRS.iter().any(|s| name == *s) {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                let Ok(rel) = path.strip_prefix(&*worktree) else {
+                    continue;
+                };
+                if kind.is_file()
+                    && policy.is_read_denied(&rel.to_string_lossy())
+                    && !extra_read_deny.contains(&path)
+                {
+                    extra_read_deny.push(path);
+                }
+            }
         }
     }
 

@@ -150,12 +150,13 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         text: spec.prompt.clone(),
     }))?;
 
-    let sandboxing = Sandboxing::for_task(
+    let mut sandboxing = Sandboxing::for_task(
         &spec.home,
         task_id.as_str(),
         &worktree.worktree,
         spec.sandbox,
     );
+    sandboxing.hide_read_denied(&policy);
     match &sandboxing {
         Sandboxing::Off { reason } => {
             emitter.emit(EventMsg::Warning(Warning {

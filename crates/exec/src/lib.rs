@@ -59,7 +59,8 @@ pub struct CommandSpec {
     /// sandbox is unavailable.
     pub sandbox: Option<SandboxPolicy>,
     /// The trampoline binary for sandboxed commands: one that calls [`dispatch_sandbox`] first
-    /// thing in `main` (the `bosun` binary: pass `std::env::current_exe()`).
+    /// thing in `main` (the `bosun` binary: pass `std::env::current_exe()`). Unused on macOS,
+    /// where `/usr/bin/sandbox-exec` confines the command.
     pub sandbox_exe: PathBuf,
 }
 
@@ -130,7 +131,7 @@ pub enum ExecError {
         "the sandbox trampoline {0} does not exist; set CommandSpec::sandbox_exe to the bosun binary (std::env::current_exe())"
     )]
     SandboxExeMissing(PathBuf),
-    #[error("the sandbox policy cannot be passed to the trampoline: {0}")]
+    #[error("the sandbox policy cannot be applied to the command: {0}")]
     SandboxPolicy(String),
     #[error("waiting for the command failed: {0}; the process group was killed")]
     Wait(#[source] std::io::Error),

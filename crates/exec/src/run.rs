@@ -149,8 +149,8 @@ pub async fn run_command(
     })
 }
 
-/// `bash -c <command>` with the spec's environment, or, with a sandbox, the trampoline
-/// `<sandbox_exe> __sandbox <policy-json> -- bash -c <command>` with a scrubbed environment.
+/// `bash -c <command>` with the spec's environment, or, with a sandbox, the confined command
+/// ([`confined`]: the trampoline on Linux, `sandbox-exec` on macOS) with a scrubbed environment.
 fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError> {
     let Some(policy) = &spec.sandbox else {
         let mut cmd = tokio::process::Command::new("bash");
@@ -164,17 +164,8 @@ fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError>
     if let SandboxSupport::Unavailable { reason } = sandbox::probe() {
         return Err(ExecError::SandboxUnavailable(reason));
     }
-    if !spec.sandbox_exe.is_file() {
-        return Err(ExecError::SandboxExeMissing(spec.sandbox_exe.clone()));
-    }
-    let json =
-        serde_json::to_string(policy).map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
-    let mut cmd = tokio::process::Command::new(&spec.sandbox_exe);
-    cmd.arg(sandbox::SANDBOX_ARG)
-        .arg(json)
-        .args(["--", "bash", "-c"])
-        .arg(&spec.command)
-        .env_clear();
+    let mut cmd = confined(spec, policy)?;
+    cmd.env_clear();
     // Variables that are not UTF-8 are dropped rather than judged.
     let inherited = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -191,6 +182,38 @@ fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError>
         spec.env.iter().cloned(),
         &policy.env_allow,
     ));
+    Ok(cmd)
+}
+
+/// The trampoline `<sandbox_exe> __sandbox <policy-json> -- bash -c <command>`.
+#[cfg(not(target_os = "macos"))]
+fn confined(
+    spec: &CommandSpec,
+    policy: &sandbox::SandboxPolicy,
+) -> Result<tokio::process::Command, ExecError> {
+    if !spec.sandbox_exe.is_file() {
+        return Err(ExecError::SandboxExeMissing(spec.sandbox_exe.clone()));
+    }
+    let json =
+        serde_json::to_string(policy).map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
+    let mut cmd = tokio::process::Command::new(&spec.sandbox_exe);
+    cmd.arg(sandbox::SANDBOX_ARG)
+        .arg(json)
+        .args(["--", "bash", "-c"])
+        .arg(&spec.command);
+    Ok(cmd)
+}
+
+/// `/usr/bin/sandbox-exec -p <profile> -- bash -c <command>` (no trampoline on macOS).
+#[cfg(target_os = "macos")]
+fn confined(
+    spec: &CommandSpec,
+    policy: &sandbox::SandboxPolicy,
+) -> Result<tokio::process::Command, ExecError> {
+    let args = sandbox::seatbelt_args(policy, &spec.command)
+        .map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
+    let mut cmd = tokio::process::Command::new(sandbox::SANDBOX_EXEC);
+    cmd.args(args);
     Ok(cmd)
 }
 

@@ -5,4 +5,5 @@ mod journal;
 mod redaction;
 mod retries;
 mod run;
+mod sandbox;
 mod support;

@@ -30,17 +30,22 @@
 //!
 //! A `read_deny` path inside a write path (a worktree's `.env`) can only be hidden by the mount
 //! step; without namespaces the trampoline refuses to run rather than leave it readable.
+//!
+//! On macOS there is no trampoline: `run_command` runs the command under `sandbox-exec` with
+//! a Seatbelt profile rendered from the same policy (see [`seatbelt_profile`]).
 
 mod env;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod namespaces;
+mod seatbelt;
 mod support;
 mod task;
 mod trampoline;
 
 pub use env::{looks_secret, scrub_env};
+pub use seatbelt::{SANDBOX_EXEC, seatbelt_args, seatbelt_profile};
 pub use support::{NAMESPACES_ENV, SandboxSupport, probe};
 pub use task::home_secrets;
 pub use trampoline::{SANDBOX_ARG, SANDBOX_FAILED_EXIT, dispatch_sandbox, sandbox_main};
@@ -93,6 +98,10 @@ pub enum SandboxError {
         "{0} must stay unreadable but lies inside a writable directory, which only a mount namespace can hide; this system has none, so the command was not run: remove the file from the worktree or allow reading it"
     )]
     DenyInsideWritable(PathBuf),
+    #[error(
+        "{0} cannot be named in a macOS Seatbelt profile (it must be an absolute UTF-8 path without control characters); change the sandbox policy"
+    )]
+    SeatbeltPath(PathBuf),
     #[error("could not apply the Landlock rules: {0}")]
     Landlock(String),
     #[error("the kernel did not enforce the Landlock rules; the command was not run")]

@@ -10,6 +10,9 @@ pub enum SandboxSupport {
     /// network is then cut entirely and denied paths inside writable ones can be hidden; when
     /// false, network is cut by Landlock's TCP rules only (UDP stays open).
     Full { landlock_abi: i32, netns: bool },
+    /// macOS: `/usr/bin/sandbox-exec` applies a Seatbelt profile rendered from the policy
+    /// (see [`crate::sandbox::seatbelt_profile`]). Network off also cuts loopback.
+    Seatbelt,
     /// Commands cannot be sandboxed; `reason` says what the kernel lacks. The caller must fall
     /// back to asking for every command, never run them unsandboxed silently.
     Unavailable { reason: String },
@@ -17,7 +20,7 @@ pub enum SandboxSupport {
 
 impl SandboxSupport {
     pub fn is_available(&self) -> bool {
-        matches!(self, SandboxSupport::Full { .. })
+        matches!(self, SandboxSupport::Full { .. } | SandboxSupport::Seatbelt)
     }
 
     /// One line for the user: what is enforced, or what is missing.
@@ -35,6 +38,9 @@ impl SandboxSupport {
             } => format!(
                 "sandbox: Landlock ABI {landlock_abi}; no namespaces, so network is cut for TCP only"
             ),
+            SandboxSupport::Seatbelt => {
+                "sandbox: macOS Seatbelt via sandbox-exec (no network, loopback included, unless granted)".into()
+            }
             SandboxSupport::Unavailable { reason } => format!("no sandbox: {reason}"),
         }
     }
@@ -50,11 +56,52 @@ pub fn probe() -> SandboxSupport {
     SUPPORT.get_or_init(probe_now).clone()
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 fn probe_now() -> SandboxSupport {
     SandboxSupport::Unavailable {
-        reason: "command sandboxing is only implemented on Linux (Landlock) so far".into(),
+        reason: "command sandboxing is only implemented on Linux (Landlock) and macOS (Seatbelt)"
+            .into(),
     }
+}
+
+/// Seatbelt works when the system's `sandbox-exec` runs a trivial command under the base
+/// profile: that also proves this macOS version accepts the profile's rules, and fails when
+/// Bosun itself already runs inside a sandbox that forbids nesting.
+#[cfg(target_os = "macos")]
+fn probe_now() -> SandboxSupport {
+    use crate::sandbox::{SANDBOX_EXEC, SandboxPolicy, seatbelt_profile};
+    if !std::path::Path::new(SANDBOX_EXEC).is_file() {
+        return SandboxSupport::Unavailable {
+            reason: format!("{SANDBOX_EXEC} is missing, so Seatbelt cannot confine commands"),
+        };
+    }
+    // Every kind of rule the profiles use: write roots, unix sockets, denials, network.
+    let temp = std::env::temp_dir();
+    let mut policy = SandboxPolicy {
+        write_paths: vec![temp.join("bosun-probe")],
+        read_deny: vec![temp.join("bosun-probe/denied")],
+        ..SandboxPolicy::default()
+    };
+    for network in [false, true] {
+        policy.network = network;
+        let tried = std::process::Command::new(SANDBOX_EXEC)
+            .arg("-p")
+            .arg(seatbelt_profile(&policy))
+            .args(["--", "/usr/bin/true"])
+            .stdin(std::process::Stdio::null())
+            .output();
+        let reason = match tried {
+            Ok(out) if out.status.success() => continue,
+            Ok(out) => format!(
+                "{SANDBOX_EXEC} refused Bosun's profile ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            Err(e) => format!("{SANDBOX_EXEC} could not be started: {e}"),
+        };
+        return SandboxSupport::Unavailable { reason };
+    }
+    SandboxSupport::Seatbelt
 }
 
 #[cfg(target_os = "linux")]

@@ -58,8 +58,10 @@ fn exec(program: &OsString, args: impl Iterator<Item = OsString>) -> std::io::Er
 fn confine(_policy: &SandboxPolicy) -> Result<(), SandboxError> {
     match super::probe() {
         super::SandboxSupport::Unavailable { reason } => Err(SandboxError::Unavailable(reason)),
-        super::SandboxSupport::Full { .. } => Err(SandboxError::Unavailable(
-            "no sandbox implementation for this system".into(),
+        // macOS confines through `sandbox-exec` (see `run_command`), never through this
+        // trampoline, so it refuses rather than run the program unconfined.
+        _ => Err(SandboxError::Unavailable(
+            "this system's sandbox is not entered through the trampoline".into(),
         )),
     }
 }
@@ -77,6 +79,9 @@ fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
     let netns = match super::probe() {
         SandboxSupport::Unavailable { reason } => return Err(SandboxError::Unavailable(reason)),
         SandboxSupport::Full { netns, .. } => netns,
+        SandboxSupport::Seatbelt => {
+            return Err(SandboxError::Unavailable("Seatbelt is macOS-only".into()));
+        }
     };
     let hide = resolve(&policy.read_deny);
     if netns {
