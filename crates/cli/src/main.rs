@@ -22,6 +22,17 @@ struct Cli {
 enum Command {
     /// Run a task: the agent works in its own worktree until it answers without tool calls
     Run(commands::run::RunArgs),
+    /// Send a follow-up to a finished or stopped task: it continues in the same worktree with the
+    /// conversation so far
+    Continue {
+        #[command(flatten)]
+        args: commands::run::ContinueArgs,
+        /// The follow-up message
+        #[arg(long)]
+        prompt: String,
+    },
+    /// Resume a task interrupted by a crash or a quit, from its last checkpoint
+    Resume(commands::run::ContinueArgs),
     /// List the tasks in the journal
     Tasks {
         #[arg(long)]
@@ -79,6 +90,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
+        Command::Continue { args, prompt } => commands::run::continue_or_resume(args, Some(prompt)),
+        Command::Resume(args) => commands::run::continue_or_resume(args, None),
         Command::Tasks { json } => commands::inspect::tasks(json),
         Command::Show { task, json } => commands::inspect::show(&task, json),
         Command::Checkpoints { task, json } => commands::inspect::checkpoints(&task, json),

@@ -75,6 +75,20 @@ impl Transcript {
                 )?;
                 writeln!(out, "  worktree {}", t.worktree)?;
             }
+            EventMsg::TaskResumed(r) => {
+                let what = match r.kind {
+                    bosun_protocol::ResumeKind::FollowUp => "▸ follow-up".to_string(),
+                    bosun_protocol::ResumeKind::Resume => match r.restored_checkpoint {
+                        Some(n) if !r.restored_files.is_empty() => format!(
+                            "▸ resumed from checkpoint {n} (put back: {})",
+                            r.restored_files.join(", ")
+                        ),
+                        Some(n) => format!("▸ resumed at checkpoint {n}"),
+                        None => "▸ resumed".to_string(),
+                    },
+                };
+                writeln!(out, "{}", self.paint("1;36", &what))?;
+            }
             EventMsg::UserMessage(m) => writeln!(out, "{} {}", self.paint("1", "you:"), m.text)?,
             EventMsg::ToolCallBegin(c) => {
                 let args = summarize_args(&c.args);

@@ -86,11 +86,7 @@ impl<'a> CallEvents<'a> {
             duration_ms,
         }))?;
         let is_error = status != ToolCallStatus::Success;
-        let content = match (error, output.is_empty()) {
-            (Some(e), true) => format!("error: {e}"),
-            (Some(e), false) => format!("error: {e}\n{output}"),
-            (None, _) => output,
-        };
+        let content = tool_result_content(error.as_deref(), output);
         Ok(ChatMessage::Tool {
             call_id: self.call_id.0,
             content,
@@ -100,6 +96,15 @@ impl<'a> CallEvents<'a> {
 
     fn fail(self, message: String) -> Result<ChatMessage, CoreError> {
         self.end(ToolCallStatus::Error, None, Some(message), String::new())
+    }
+}
+
+/// What the model is told for a finished tool call: the error (if any) above the output.
+pub(crate) fn tool_result_content(error: Option<&str>, output: String) -> String {
+    match (error, output.is_empty()) {
+        (Some(e), true) => format!("error: {e}"),
+        (Some(e), false) => format!("error: {e}\n{output}"),
+        (None, _) => output,
     }
 }
 

@@ -15,6 +15,7 @@ mod emitter;
 mod error;
 mod policy_files;
 mod redaction;
+mod resume;
 mod sandboxing;
 mod task;
 mod turn;
@@ -25,6 +26,7 @@ pub use emitter::Emitter;
 pub use error::CoreError;
 pub use policy_files::PolicyFiles;
 pub use redaction::Redaction;
+pub use resume::{ContinueSpec, continue_task, rebuild_conversation};
 pub use sandboxing::Sandboxing;
 pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
 

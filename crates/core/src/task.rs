@@ -41,6 +41,8 @@ pub struct TaskSpec {
     pub policy_file: Option<PathBuf>,
     /// `--mode`: overrides the mode the policy files set.
     pub mode: Option<Mode>,
+    /// The name of the variable holding the key (recorded so a follow-up can use it again).
+    pub api_key_env: Option<String>,
     /// Run commands in the sandbox (default). Off only when the user says so explicitly.
     pub sandbox: bool,
     /// Environment variables a command must not see (e.g. the provider's key variable).
@@ -145,70 +147,126 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         prompt: spec.prompt.clone(),
         provider: spec.provider.name.clone(),
         model: spec.provider.model.clone(),
+        api: spec.provider.api.as_str().to_string(),
+        base_url: spec.provider.base_url.clone(),
+        api_key_env: spec.api_key_env.clone(),
     }))?;
     emitter.emit(EventMsg::UserMessage(UserMessage {
         text: spec.prompt.clone(),
     }))?;
 
-    let mut sandboxing = Sandboxing::for_task(
-        &spec.home,
-        task_id.as_str(),
-        &worktree.worktree,
-        spec.sandbox,
-    );
-    sandboxing.hide_read_denied(&policy);
-    match &sandboxing {
-        Sandboxing::Off { reason } => {
-            emitter.emit(EventMsg::Warning(Warning {
+    let launch = Launch {
+        home: spec.home,
+        task_id,
+        worktree,
+        policy,
+        policy_files,
+        redaction,
+        emitter,
+        events: rx,
+        client,
+        prices,
+        max_steps: spec.max_steps,
+        max_cost_usd: spec.max_cost_usd,
+        sandbox: spec.sandbox,
+        env_remove: spec.env_remove,
+    };
+    launch.start(vec![ChatMessage::User { content: prompt }])
+}
+
+/// Everything a task's loop needs, set up by [`start_task`] or [`crate::continue_task`].
+pub(crate) struct Launch {
+    pub home: PathBuf,
+    pub task_id: TaskId,
+    pub worktree: TaskWorktree,
+    pub policy: Policy,
+    pub policy_files: PolicyFiles,
+    pub redaction: Arc<Redaction>,
+    pub emitter: Arc<Emitter>,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub client: Arc<dyn ModelClient>,
+    pub prices: PriceTable,
+    pub max_steps: u32,
+    pub max_cost_usd: Option<f64>,
+    pub sandbox: bool,
+    pub env_remove: Vec<String>,
+}
+
+impl Launch {
+    /// Prepares the sandbox and starts the loop with `messages` as the conversation so far.
+    pub fn start(self, messages: Vec<ChatMessage>) -> Result<TaskHandle, CoreError> {
+        let Launch {
+            home,
+            task_id,
+            worktree,
+            policy,
+            policy_files,
+            redaction,
+            emitter,
+            events,
+            client,
+            prices,
+            max_steps,
+            max_cost_usd,
+            sandbox,
+            env_remove,
+        } = self;
+        let mut sandboxing =
+            Sandboxing::for_task(&home, task_id.as_str(), &worktree.worktree, sandbox);
+        sandboxing.hide_read_denied(&policy);
+        match &sandboxing {
+            Sandboxing::Off { reason } => {
+                emitter.emit(EventMsg::Warning(Warning {
                 code: "sandbox_unavailable".into(),
                 message: format!(
                     "commands cannot be sandboxed on this machine ({reason}); every command will ask for approval"
                 ),
             }))?;
-        }
-        Sandboxing::Disabled => {
-            emitter.emit(EventMsg::Warning(Warning {
+            }
+            Sandboxing::Disabled => {
+                emitter.emit(EventMsg::Warning(Warning {
                 code: "sandbox_disabled".into(),
                 message: "the sandbox is turned off for this task (--no-sandbox): commands run with your permissions".into(),
             }))?;
+            }
+            Sandboxing::On { .. } => {}
         }
-        Sandboxing::On { .. } => {}
+
+        let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let pending = Arc::new(Mutex::new(Vec::new()));
+        let gate = Arc::new(ApprovalGate::default());
+        tokio::spawn(watch_ops(
+            ops_rx,
+            cancel.clone(),
+            Arc::clone(&pending),
+            Arc::clone(&gate),
+        ));
+
+        let run = TaskRun {
+            worktree_path: worktree.worktree.clone(),
+            checkpointer: Checkpointer::new(worktree),
+            client,
+            registry: ToolRegistry::builtin(),
+            policy: RwLock::new(policy),
+            policy_files,
+            gate,
+            sandboxing,
+            budget: Budget::new(prices, max_steps, max_cost_usd),
+            redaction,
+            emitter,
+            cancel,
+            pending,
+            env_remove,
+        };
+        let join = tokio::spawn(run.run(messages));
+        Ok(TaskHandle {
+            task_id,
+            ops: ops_tx,
+            events,
+            join,
+        })
     }
-
-    let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
-    let pending = Arc::new(Mutex::new(Vec::new()));
-    let gate = Arc::new(ApprovalGate::default());
-    tokio::spawn(watch_ops(
-        ops_rx,
-        cancel.clone(),
-        Arc::clone(&pending),
-        Arc::clone(&gate),
-    ));
-
-    let run = TaskRun {
-        worktree_path: worktree.worktree.clone(),
-        checkpointer: Checkpointer::new(worktree),
-        client,
-        registry: ToolRegistry::builtin(),
-        policy: RwLock::new(policy),
-        policy_files,
-        gate,
-        sandboxing,
-        budget: Budget::new(prices, spec.max_steps, spec.max_cost_usd),
-        redaction,
-        emitter,
-        cancel,
-        pending,
-        env_remove: spec.env_remove,
-    };
-    let join = tokio::spawn(run.run(prompt));
-    Ok(TaskHandle {
-        task_id,
-        ops: ops_tx,
-        events: rx,
-        join,
-    })
 }
 
 async fn watch_ops(
@@ -253,8 +311,8 @@ struct TaskRun {
 }
 
 impl TaskRun {
-    async fn run(mut self, prompt: String) -> Result<TaskOutcome, CoreError> {
-        let outcome = match self.run_loop(prompt).await {
+    async fn run(mut self, messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
+        let outcome = match self.run_loop(messages).await {
             Ok(outcome) => outcome,
             Err(e) => {
                 // Bosun's own fault: say so, then finish the task as failed if the journal allows.
@@ -296,11 +354,10 @@ impl TaskRun {
         Ok(())
     }
 
-    async fn run_loop(&mut self, prompt: String) -> Result<TaskOutcome, CoreError> {
+    async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
         self.note_redacted(self.redaction.text(&mut system))?;
         let tools = self.registry.specs();
-        let mut messages = vec![ChatMessage::User { content: prompt }];
         let interrupted = || TaskOutcome {
             status: TaskStatus::Interrupted,
             summary: "stopped by the user".into(),

@@ -22,6 +22,7 @@ pub struct Event {
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub enum EventMsg {
     TaskStarted(TaskStarted),
+    TaskResumed(TaskResumed),
     /// A user message given to the task (the prompt, or a later follow-up).
     UserMessage(UserMessage),
     /// A piece of assistant text as it streams in; `assistant_message` carries the whole text.
@@ -48,6 +49,7 @@ impl EventMsg {
     pub fn kind(&self) -> &'static str {
         match self {
             EventMsg::TaskStarted(_) => "task_started",
+            EventMsg::TaskResumed(_) => "task_resumed",
             EventMsg::UserMessage(_) => "user_message",
             EventMsg::AssistantDelta(_) => "assistant_delta",
             EventMsg::AssistantMessage(_) => "assistant_message",
@@ -81,6 +83,38 @@ pub struct TaskStarted {
     pub prompt: String,
     pub provider: String,
     pub model: String,
+    /// The wire format (`openai-chat` | `anthropic`) and server, so a follow-up can reach the same
+    /// model; the key is never recorded, only the name of the variable holding it.
+    #[serde(default)]
+    pub api: String,
+    #[serde(default)]
+    pub base_url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub api_key_env: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum ResumeKind {
+    /// The user sent a follow-up to a finished or stopped task.
+    FollowUp,
+    /// A task interrupted by a crash or a quit continues from its last checkpoint.
+    Resume,
+}
+
+/// The task continues in the same worktree with the conversation so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct TaskResumed {
+    pub kind: ResumeKind,
+    /// The checkpoint the worktree was put back to (a resume discards what an interrupted tool
+    /// call half-did since then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub restored_checkpoint: Option<u32>,
+    pub restored_files: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -1,7 +1,9 @@
 use super::approve::Answerer;
 use crate::render::Transcript;
 use anyhow::{Context, bail};
-use bosun_core::{BosunConfig, ProviderEntry, TaskSpec, secret_env_names, start_task};
+use bosun_core::{
+    BosunConfig, ContinueSpec, ProviderEntry, TaskSpec, continue_task, secret_env_names, start_task,
+};
 use bosun_policy::Mode;
 use bosun_protocol::{EventMsg, Op, TaskStatus};
 use clap::Args;
@@ -22,6 +24,22 @@ pub struct RunArgs {
     /// Base branch, tag or commit for the task's worktree (default: the repository's HEAD)
     #[arg(long)]
     base: Option<String>,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+/// `bosun continue TASK --prompt TEXT` and `bosun resume TASK`.
+#[derive(Args)]
+pub struct ContinueArgs {
+    /// Task id or a unique prefix of it
+    task: String,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+/// How a task runs: the model, limits, policy, approvals, output.
+#[derive(Args)]
+pub struct SessionArgs {
     /// A provider from $BOSUN_HOME/config.toml
     #[arg(long, conflicts_with_all = ["api", "base_url"])]
     provider: Option<String>,
@@ -61,31 +79,63 @@ pub struct RunArgs {
     no_sandbox: bool,
 }
 
-fn provider_entry(args: &RunArgs, config: &BosunConfig) -> anyhow::Result<(String, ProviderEntry)> {
+/// The provider a task used, as its `task_started` event recorded it.
+pub struct Recorded {
+    pub name: String,
+    pub api: String,
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: Option<String>,
+}
+
+fn provider_entry(
+    args: &SessionArgs,
+    config: &BosunConfig,
+    recorded: Option<&Recorded>,
+) -> anyhow::Result<(String, ProviderEntry)> {
+    let adhoc = |api: &str, base_url: Option<String>, model: String, key: Option<String>| {
+        let name = match api {
+            "anthropic" => "anthropic",
+            _ => "openai-compat",
+        };
+        (
+            name.to_string(),
+            ProviderEntry {
+                api: api.to_string(),
+                base_url,
+                model,
+                api_key_env: key,
+                max_retries: None,
+                retry_initial_delay_ms: None,
+            },
+        )
+    };
     if let Some(api) = &args.api {
         let Some(model) = &args.model else {
             bail!("--api needs --model (and usually --base-url)");
         };
-        let name = match api.as_str() {
-            "anthropic" => "anthropic",
-            _ => "openai-compat",
-        };
-        return Ok((
-            name.to_string(),
-            ProviderEntry {
-                api: api.clone(),
-                base_url: args.base_url.clone(),
-                model: model.clone(),
-                api_key_env: args.api_key_env.clone(),
-                max_retries: None,
-                retry_initial_delay_ms: None,
-            },
+        return Ok(adhoc(
+            api,
+            args.base_url.clone(),
+            model.clone(),
+            args.api_key_env.clone(),
         ));
     }
     if args.base_url.is_some() {
         bail!("--base-url needs --api (openai-chat or anthropic)");
     }
-    let (name, mut entry) = config.provider(args.provider.as_deref())?;
+    let (name, mut entry) = match (args.provider.as_deref(), recorded) {
+        (None, Some(r)) if config.providers.contains_key(&r.name) => {
+            config.provider(Some(&r.name))?
+        }
+        (None, Some(r)) if !r.api.is_empty() => adhoc(
+            &r.api,
+            Some(r.base_url.clone()).filter(|u| !u.is_empty()),
+            r.model.clone(),
+            r.api_key_env.clone(),
+        ),
+        (name, _) => config.provider(name)?,
+    };
     if let Some(m) = &args.model {
         entry.model = m.clone();
     }
@@ -95,7 +145,17 @@ fn provider_entry(args: &RunArgs, config: &BosunConfig) -> anyhow::Result<(Strin
     Ok((name, entry))
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+/// Everything both `run` and `continue` build from the session flags.
+struct Session {
+    home: PathBuf,
+    provider: bosun_model::ProviderConfig,
+    api_key_env: Option<String>,
+    env_remove: Vec<String>,
+    mode: Option<Mode>,
+    store: Arc<bosun_store::Store>,
+}
+
+fn session(args: &SessionArgs, recorded: Option<&Recorded>) -> anyhow::Result<Session> {
     if let Some(max) = args.max_cost_usd
         && !(max.is_finite() && max >= 0.0)
     {
@@ -106,33 +166,93 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let home = crate::home();
     let config = BosunConfig::load(&home)?;
-    let (name, entry) = provider_entry(&args, &config)?;
+    let (name, entry) = provider_entry(args, &config, recorded)?;
     let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
     let mut env_remove =
         secret_env_names(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
     if let Some(var) = &entry.api_key_env {
         env_remove.push(var.clone());
     }
-    let store = Arc::new(crate::commands::open_store()?);
-    let spec = TaskSpec {
+    Ok(Session {
         home,
+        provider,
+        api_key_env: entry.api_key_env.clone(),
+        env_remove,
+        mode: args.mode.as_deref().map(parse_mode).transpose()?,
+        store: Arc::new(crate::commands::open_store()?),
+    })
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("while starting the async runtime")
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let s = session(&args.session, None)?;
+    let a = &args.session;
+    let spec = TaskSpec {
+        home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),
         base: args.base.clone(),
-        provider,
-        max_steps: args.max_steps,
-        max_cost_usd: args.max_cost_usd,
-        policy_file: args.policy.clone(),
-        sandbox: !args.no_sandbox,
-        mode: args.mode.as_deref().map(parse_mode).transpose()?,
-        env_remove,
+        provider: s.provider,
+        max_steps: a.max_steps,
+        max_cost_usd: a.max_cost_usd,
+        policy_file: a.policy.clone(),
+        sandbox: !a.no_sandbox,
+        mode: s.mode,
+        api_key_env: s.api_key_env,
+        env_remove: s.env_remove,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("while starting the async runtime")?;
-    let answerer = Answerer::choose(args.yes, args.json);
-    runtime.block_on(drive(spec, store, args.json, answerer))
+    let answerer = Answerer::choose(a.yes, a.json);
+    let store = Arc::clone(&s.store);
+    runtime()?.block_on(async move {
+        let handle = start_task(spec, store).await?;
+        drive(handle, a.json, answerer).await
+    })
+}
+
+/// `bosun continue TASK --prompt TEXT` (a follow-up) and `bosun resume TASK` (`message` None).
+pub fn continue_or_resume(args: ContinueArgs, message: Option<String>) -> anyhow::Result<ExitCode> {
+    let store = crate::commands::open_store()?;
+    store.reconcile_interrupted()?;
+    let row = store.find_task(&args.task)?;
+    let recorded = store
+        .events(&row.id, 0, 1)?
+        .into_iter()
+        .find_map(|e| match e.msg {
+            EventMsg::TaskStarted(t) => Some(Recorded {
+                name: t.provider,
+                api: t.api,
+                base_url: t.base_url,
+                model: t.model,
+                api_key_env: t.api_key_env,
+            }),
+            _ => None,
+        });
+    let s = session(&args.session, recorded.as_ref())?;
+    let a = &args.session;
+    let spec = ContinueSpec {
+        home: s.home,
+        task_id: row.id,
+        message,
+        provider: s.provider,
+        max_steps: a.max_steps,
+        max_cost_usd: a.max_cost_usd,
+        policy_file: a.policy.clone(),
+        mode: s.mode,
+        sandbox: !a.no_sandbox,
+        env_remove: s.env_remove,
+    };
+    let answerer = Answerer::choose(a.yes, a.json);
+    let store = Arc::clone(&s.store);
+    runtime()?.block_on(async move {
+        let handle = continue_task(spec, store).await?;
+        drive(handle, a.json, answerer).await
+    })
 }
 
 pub fn parse_mode(s: &str) -> anyhow::Result<Mode> {
@@ -142,12 +262,10 @@ pub fn parse_mode(s: &str) -> anyhow::Result<Mode> {
 }
 
 async fn drive(
-    spec: TaskSpec,
-    store: Arc<bosun_store::Store>,
+    mut handle: bosun_core::TaskHandle,
     json: bool,
     answerer: Answerer,
 ) -> anyhow::Result<ExitCode> {
-    let mut handle = start_task(spec, Arc::clone(&store)).await?;
     let mut transcript = Transcript::new();
     let mut stdout = std::io::stdout().lock();
     let mut status = None;

@@ -3,6 +3,7 @@ mod bad_input;
 mod inspect;
 mod journal;
 mod redaction;
+mod resume;
 mod retries;
 mod run;
 mod sandbox;

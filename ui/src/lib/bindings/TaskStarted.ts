@@ -12,4 +12,9 @@ branch: string,
 /**
  * The task's worktree, absolute; under `$BOSUN_HOME`, never inside the user's checkout.
  */
-worktree: string, prompt: string, provider: string, model: string, };
+worktree: string, prompt: string, provider: string, model: string, 
+/**
+ * The wire format (`openai-chat` | `anthropic`) and server, so a follow-up can reach the same
+ * model; the key is never recorded, only the name of the variable holding it.
+ */
+api: string, base_url: string, api_key_env?: string, };

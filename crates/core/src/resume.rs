@@ -1,0 +1,260 @@
+//! Continuing a task: a follow-up message to a finished or stopped task, or resuming one that
+//! was interrupted (a crash, a quit) from its last checkpoint. The task keeps its worktree, its
+//! journal and its conversation, rebuilt from the journal's events.
+
+use crate::dispatch::tool_result_content;
+use crate::policy_files::PolicyFiles;
+use crate::redaction::Redaction;
+use crate::task::{Launch, TaskHandle, load_prices};
+use crate::{CoreError, Emitter};
+use bosun_model::{ChatMessage, ProviderConfig, ToolCall};
+use bosun_policy::Mode;
+use bosun_protocol::{
+    CheckpointCreated, Event, EventMsg, ResumeKind, TaskId, TaskResumed, TaskStatus,
+    ToolCallStatus, UserMessage,
+};
+use bosun_store::{Store, process_start_time};
+use bosun_workspace::TaskWorktree;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// How to continue a task.
+pub struct ContinueSpec {
+    pub home: PathBuf,
+    pub task_id: TaskId,
+    /// The follow-up; `None` resumes an interrupted task where it stopped.
+    pub message: Option<String>,
+    pub provider: ProviderConfig,
+    pub max_steps: u32,
+    pub max_cost_usd: Option<f64>,
+    pub policy_file: Option<PathBuf>,
+    pub mode: Option<Mode>,
+    pub sandbox: bool,
+    pub env_remove: Vec<String>,
+}
+
+/// Rebuilds the conversation the model saw from a task's journal. A tool call that began but
+/// never ended (the process died) gets a result saying so, keeping the conversation well formed.
+pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
+    struct Turn {
+        text: String,
+        calls: Vec<ToolCall>,
+        results: Vec<(String, Option<ChatMessage>)>,
+    }
+    fn flush(turn: &mut Option<Turn>, messages: &mut Vec<ChatMessage>) {
+        let Some(t) = turn.take() else { return };
+        if t.text.is_empty() && t.calls.is_empty() {
+            return;
+        }
+        messages.push(ChatMessage::Assistant {
+            content: t.text,
+            tool_calls: t.calls,
+        });
+        for (call_id, result) in t.results {
+            messages.push(result.unwrap_or(ChatMessage::Tool {
+                call_id,
+                content: "not finished: the task stopped while this ran".into(),
+                is_error: true,
+            }));
+        }
+    }
+    let mut messages = Vec::new();
+    let mut turn: Option<Turn> = None;
+    for ev in events {
+        match &ev.msg {
+            EventMsg::UserMessage(m) => {
+                flush(&mut turn, &mut messages);
+                messages.push(ChatMessage::User {
+                    content: m.text.clone(),
+                });
+            }
+            // A model response ends with its usage; what follows belongs to it.
+            EventMsg::Usage(_) => {
+                flush(&mut turn, &mut messages);
+                turn = Some(Turn {
+                    text: String::new(),
+                    calls: Vec::new(),
+                    results: Vec::new(),
+                });
+            }
+            EventMsg::AssistantMessage(m) => {
+                if let Some(t) = turn.as_mut() {
+                    t.text = m.text.clone();
+                }
+            }
+            EventMsg::ToolCallBegin(b) => {
+                if let Some(t) = turn.as_mut() {
+                    let arguments = match &b.args {
+                        serde_json::Value::String(raw) => raw.clone(),
+                        other => other.to_string(),
+                    };
+                    t.calls.push(ToolCall {
+                        id: b.call_id.0.clone(),
+                        name: b.tool.clone(),
+                        arguments,
+                    });
+                    t.results.push((b.call_id.0.clone(), None));
+                }
+            }
+            EventMsg::ToolCallEnd(e) => {
+                if let Some(t) = turn.as_mut()
+                    && let Some(slot) = t.results.iter_mut().find(|(id, _)| *id == e.call_id.0)
+                {
+                    slot.1 = Some(ChatMessage::Tool {
+                        call_id: e.call_id.0.clone(),
+                        content: tool_result_content(e.error.as_deref(), e.output.clone()),
+                        is_error: e.status != ToolCallStatus::Success,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    flush(&mut turn, &mut messages);
+    messages
+}
+
+fn all_events(store: &Store, task: &TaskId) -> Result<Vec<Event>, CoreError> {
+    let mut out = Vec::new();
+    loop {
+        let after = out.last().map_or(0, |e: &Event| e.seq);
+        let page = store.events(task, after, 5000)?;
+        if page.is_empty() {
+            return Ok(out);
+        }
+        out.extend(page);
+    }
+}
+
+/// Continues a task that is not running: same worktree, same branch, the conversation so far.
+pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
+    store.reconcile_interrupted()?;
+    let row = store.task(&spec.task_id)?;
+    if row.status == TaskStatus::Running {
+        return Err(CoreError::Config(format!(
+            "task {} is still running (process {}); stop it first",
+            row.id, row.owner_pid
+        )));
+    }
+    let events = all_events(&store, &row.id)?;
+    let mut messages = rebuild_conversation(&events);
+    let client = bosun_model::client(spec.provider.clone())?;
+    let prices = load_prices(&spec.home)?;
+
+    let resume = spec.message.is_none();
+    let (home, repo, id, path, base) = (
+        spec.home.clone(),
+        PathBuf::from(&row.repo),
+        row.id.0.clone(),
+        PathBuf::from(&row.worktree),
+        row.base_commit.clone(),
+    );
+    let (worktree, restored) =
+        tokio::task::spawn_blocking(move || reopen(&home, &repo, &id, &path, &base, resume))
+            .await
+            .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
+
+    let policy_files = PolicyFiles::new(
+        &spec.home,
+        &worktree.repo_root,
+        spec.policy_file.clone(),
+        spec.mode,
+    );
+    let policy = policy_files.load()?;
+    let pid = std::process::id();
+    store.claim_task(&row.id, pid, process_start_time(pid))?;
+
+    let redaction = Arc::new(Redaction::from_environment());
+    let (tx, rx) = mpsc::unbounded_channel();
+    let last_seq = store.last_seq(&row.id)?;
+    let emitter = Arc::new(
+        Emitter::new(row.id.clone(), Arc::clone(&store), last_seq, tx)
+            .with_redaction(Arc::clone(&redaction)),
+    );
+    let (restored_checkpoint, restored_files, new_checkpoint) = restored;
+    if let Some(cp) = new_checkpoint {
+        emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
+            checkpoint: cp.n,
+            commit: cp.commit,
+            files: cp.files,
+            call_id: None,
+        }))?;
+    }
+    emitter.emit(EventMsg::TaskResumed(TaskResumed {
+        kind: if resume {
+            ResumeKind::Resume
+        } else {
+            ResumeKind::FollowUp
+        },
+        restored_checkpoint,
+        restored_files: restored_files.clone(),
+    }))?;
+    let mut text = match &spec.message {
+        Some(m) => m.clone(),
+        None => {
+            let mut t =
+                "Bosun stopped while you were working on this task; it now continues.".to_string();
+            if let Some(n) = restored_checkpoint {
+                t.push_str(&format!(
+                    " The worktree was put back to checkpoint {n}, so anything the interrupted step changed after it is undone ({} file(s): {}).",
+                    restored_files.len(),
+                    restored_files.join(", ")
+                ));
+            }
+            t.push_str(" Check the state of the work and carry on.");
+            t
+        }
+    };
+    redaction.text(&mut text);
+    emitter.emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
+    messages.push(ChatMessage::User { content: text });
+
+    Launch {
+        home: spec.home,
+        task_id: row.id,
+        worktree,
+        policy,
+        policy_files,
+        redaction,
+        emitter,
+        events: rx,
+        client,
+        prices,
+        max_steps: spec.max_steps,
+        max_cost_usd: spec.max_cost_usd,
+        sandbox: spec.sandbox,
+        env_remove: spec.env_remove,
+    }
+    .start(messages)
+}
+
+type Restored = (
+    Option<u32>,
+    Vec<String>,
+    Option<bosun_workspace::Checkpoint>,
+);
+
+/// Re-opens the worktree (re-materialised if it was recycled); for a resume, puts it back to the
+/// last checkpoint when the interrupted step left changes after it.
+fn reopen(
+    home: &Path,
+    repo: &Path,
+    task_id: &str,
+    path: &Path,
+    base: &str,
+    resume: bool,
+) -> Result<(TaskWorktree, Restored), CoreError> {
+    let mut wt = TaskWorktree::open(home, repo, task_id, path, base)?;
+    if !resume {
+        return Ok((wt, (None, Vec::new(), None)));
+    }
+    let Some(last) = wt.checkpoints()?.last().map(|c| c.n) else {
+        return Ok((wt, (None, Vec::new(), None)));
+    };
+    if wt.restore_preview(last)?.is_empty() {
+        return Ok((wt, (Some(last), Vec::new(), None)));
+    }
+    let restored = wt.restore_to(last)?;
+    Ok((wt, (Some(last), restored.paths, restored.checkpoint)))
+}
