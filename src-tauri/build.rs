@@ -7,6 +7,9 @@ fn main() {
         "subscribe_tasks",
         "subscribe_task",
         "unsubscribe",
+        "start_task",
+        "stop_task",
+        "answer_approval",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -121,6 +121,9 @@ fn start<'a>(
         prompt: prompt.into(),
         provider: "anthropic".into(),
         model: "claude-sonnet-4-5".into(),
+        api: "anthropic".into(),
+        base_url: "https://api.anthropic.com".into(),
+        api_key_env: Some("ANTHROPIC_API_KEY".into()),
     }))?;
     w.emit(EventMsg::UserMessage(UserMessage {
         text: prompt.into(),

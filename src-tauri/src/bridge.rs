@@ -8,7 +8,7 @@
 use crate::feed::{FeedEnd, FeedSink, TaskFeed, TaskListFeed};
 use bosun_protocol::{EventMsg, TaskId};
 use bosun_store::{Store, StoreError, TaskRow};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -35,8 +35,11 @@ struct TaskFollower {
     sink: Box<dyn FeedSink<TaskFeed>>,
 }
 
+/// The tasks this app runs (task id → how many approvals each waits for).
+pub type Owned = BTreeMap<String, usize>;
+
 struct ListFollower {
-    last: Option<Vec<TaskRow>>,
+    last: Option<(Vec<TaskRow>, Owned)>,
     fresh: bool,
     sink: Box<dyn FeedSink<TaskListFeed>>,
 }
@@ -52,6 +55,7 @@ pub struct Bridge {
     store: Arc<Store>,
     followers: Mutex<Followers>,
     next_id: AtomicU64,
+    owned: Mutex<Owned>,
 }
 
 impl Bridge {
@@ -60,6 +64,7 @@ impl Bridge {
             store,
             followers: Mutex::new(Followers::default()),
             next_id: AtomicU64::new(1),
+            owned: Mutex::new(Owned::new()),
         }
     }
 
@@ -122,6 +127,20 @@ impl Bridge {
         false
     }
 
+    /// Sets which tasks the app runs and the approvals they wait for (the app's engine knows it);
+    /// task-list subscribers get it with the list, at the next tick.
+    pub fn set_owned(&self, owned: Owned) {
+        let mut current = self
+            .owned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *current != owned {
+            *current = owned;
+            drop(current);
+            self.followers().seen_version = None;
+        }
+    }
+
     /// How many streams are open.
     pub fn subscriptions(&self) -> usize {
         let followers = self.followers();
@@ -161,7 +180,12 @@ impl Bridge {
         }
 
         if changed || followers.lists.values().any(|f| f.fresh) {
-            let tasks = self.store.tasks();
+            let owned = self
+                .owned
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            let tasks = self.store.tasks().map(|tasks| (tasks, owned));
             for (id, f) in followers.lists.iter_mut() {
                 if !(changed || f.fresh) {
                     continue;
@@ -170,7 +194,8 @@ impl Bridge {
                     Ok(tasks) if f.last.as_ref() == Some(tasks) => f.fresh = false,
                     Ok(tasks) => {
                         if f.sink.send(TaskListFeed::Tasks {
-                            tasks: tasks.clone(),
+                            tasks: tasks.0.clone(),
+                            owned: tasks.1.clone(),
                         }) {
                             f.last = Some(tasks.clone());
                             f.fresh = false;

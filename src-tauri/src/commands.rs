@@ -1,9 +1,10 @@
 //! The commands the UI invokes. Each is thin: state + typed params → one call → `IpcError`.
 
 use crate::bridge::{Bridge, SubscriptionId};
+use crate::engine::{Engine, LaunchRequest};
 use crate::error::IpcError;
 use crate::feed::{TaskFeed, TaskListFeed};
-use bosun_protocol::{Event, TaskId};
+use bosun_protocol::{ApprovalAnswer, Event, TaskId};
 use bosun_store::TaskRow;
 use std::sync::Arc;
 use tauri::State;
@@ -66,4 +67,38 @@ pub fn unsubscribe(journal: State<'_, Journal>, subscription: SubscriptionId) ->
         .bridge()
         .map(|b| b.unsubscribe(subscription))
         .unwrap_or(false)
+}
+
+/// The engine as the app opened it (it needs the journal); an open failure is reported on every call.
+pub struct Runner(pub Result<Arc<Engine>, IpcError>);
+
+impl Runner {
+    fn engine(&self) -> Result<&Arc<Engine>, IpcError> {
+        self.0.as_ref().map_err(Clone::clone)
+    }
+}
+
+/// Starts a task from the "New task" form; returns its id once it is in the journal.
+#[tauri::command]
+pub async fn start_task(
+    runner: State<'_, Runner>,
+    request: LaunchRequest,
+) -> Result<TaskId, IpcError> {
+    runner.engine()?.start(request).await
+}
+
+/// Asks a task this app runs to stop.
+#[tauri::command(async)]
+pub fn stop_task(runner: State<'_, Runner>, task_id: TaskId) -> Result<(), IpcError> {
+    runner.engine()?.stop(&task_id)
+}
+
+/// Answers an approval request of a task this app runs.
+#[tauri::command(async)]
+pub fn answer_approval(
+    runner: State<'_, Runner>,
+    task_id: TaskId,
+    answer: ApprovalAnswer,
+) -> Result<(), IpcError> {
+    runner.engine()?.answer(&task_id, answer)
 }

@@ -7,6 +7,7 @@
 use bosun_protocol::Event;
 use bosun_store::TaskRow;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use ts_rs::TS;
 
 /// One message of a task's stream: its history from the requested seq, then the live tail, in
@@ -18,12 +19,18 @@ pub enum TaskFeed {
     End { end: FeedEnd },
 }
 
-/// One message of the task list stream: the whole list (newest first) whenever it changed.
+/// One message of the task list stream: the whole list (newest first) and the tasks this app runs
+/// (id → how many approvals each waits for), whenever either changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TaskListFeed {
-    Tasks { tasks: Vec<TaskRow> },
-    End { end: FeedEnd },
+    Tasks {
+        tasks: Vec<TaskRow>,
+        owned: BTreeMap<String, usize>,
+    },
+    End {
+        end: FeedEnd,
+    },
 }
 
 /// Why a stream stopped.
@@ -80,10 +87,13 @@ mod tests {
             serde_json::to_value(&end).unwrap(),
             json!({"kind": "end", "end": {"reason": "unsubscribed"}})
         );
-        let list = TaskListFeed::Tasks { tasks: vec![] };
+        let list = TaskListFeed::Tasks {
+            tasks: vec![],
+            owned: BTreeMap::from([("t1".to_string(), 2)]),
+        };
         assert_eq!(
             serde_json::to_value(&list).unwrap(),
-            json!({"kind": "tasks", "tasks": []})
+            json!({"kind": "tasks", "tasks": [], "owned": {"t1": 2}})
         );
     }
 }

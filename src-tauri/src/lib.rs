@@ -1,16 +1,24 @@
-//! bosun-app: the Tauri shell. Thin commands over the journal ([`bosun_store::Store`]) and the event
-//! bridge that streams it to the UI over `tauri::ipc::Channel`s. No logic of its own lives here.
+//! bosun-app: the Tauri shell. Thin commands over the journal ([`bosun_store::Store`]), the event
+//! bridge that streams it to the UI over `tauri::ipc::Channel`s, and the [`engine::Engine`] that runs
+//! the tasks launched from the window. No logic of its own lives here.
 
 pub mod bridge;
 pub mod commands;
+pub mod engine;
 pub mod error;
 pub mod feed;
+pub mod trampoline;
 
 use bosun_store::Store;
 use bridge::Bridge;
-use commands::Journal;
+use commands::{Journal, Runner};
+use engine::Engine;
 use error::IpcError;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long quitting waits for running tasks to stop after interrupting them.
+pub const QUIT_GRACE: Duration = Duration::from_secs(5);
 
 /// Opens the journal at `bosun_home()/bosun.db` and starts following it.
 pub fn open_journal() -> Journal {
@@ -33,7 +41,20 @@ pub fn open_journal() -> Journal {
     }
 }
 
-/// Runs the app until its window closes.
+/// The engine, on its own connection to the journal (so the bridge's poller sees its writes).
+pub fn open_engine(journal: &Journal) -> Runner {
+    let store = match Store::open(&bosun_store::journal_path()) {
+        Ok(store) => Arc::new(store),
+        Err(err) => return Runner(Err(err.into())),
+    };
+    let mut engine = Engine::new(bosun_store::bosun_home(), store, true);
+    if let Ok(bridge) = &journal.0 {
+        engine = engine.with_bridge(Arc::clone(bridge));
+    }
+    Runner(Ok(Arc::new(engine)))
+}
+
+/// Runs the app until its window closes; tasks still running are then interrupted.
 pub fn run() -> Result<(), tauri::Error> {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -41,14 +62,48 @@ pub fn run() -> Result<(), tauri::Error> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .try_init();
-    tauri::Builder::default()
-        .manage(open_journal())
+    let journal = open_journal();
+    let runner = open_engine(&journal);
+    let engine = runner.0.as_ref().ok().cloned();
+    let app = tauri::Builder::default()
+        .manage(journal)
+        .manage(runner)
         .invoke_handler(tauri::generate_handler![
             commands::list_tasks,
             commands::task_events,
             commands::subscribe_tasks,
             commands::subscribe_task,
             commands::unsubscribe,
+            commands::start_task,
+            commands::stop_task,
+            commands::answer_approval,
         ])
-        .run(tauri::generate_context!())
+        .build(tauri::generate_context!())?;
+    app.run(move |_, event| {
+        let quitting = matches!(
+            event,
+            tauri::RunEvent::ExitRequested { .. }
+                | tauri::RunEvent::Exit
+                | tauri::RunEvent::WindowEvent {
+                    event: tauri::WindowEvent::CloseRequested { .. },
+                    ..
+                }
+        );
+        if quitting
+            && let Some(engine) = &engine
+            && !engine.running().is_empty()
+        {
+            tracing::info!(
+                "quitting: interrupting {} running task(s)",
+                engine.running().len()
+            );
+            let left = engine.shutdown(QUIT_GRACE);
+            if left > 0 {
+                tracing::warn!(
+                    "{left} task(s) did not stop in time; they will show as interrupted"
+                );
+            }
+        }
+    });
+    Ok(())
 }

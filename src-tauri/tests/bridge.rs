@@ -270,7 +270,7 @@ fn the_task_list_is_sent_when_it_changes_and_only_then() {
     let ids = |msgs: Vec<TaskListFeed>| -> Vec<Vec<String>> {
         msgs.into_iter()
             .map(|m| match m {
-                TaskListFeed::Tasks { tasks } => tasks.into_iter().map(|t| t.id.0).collect(),
+                TaskListFeed::Tasks { tasks, .. } => tasks.into_iter().map(|t| t.id.0).collect(),
                 TaskListFeed::End { end } => vec![format!("end {end:?}")],
             })
             .collect()
@@ -289,7 +289,7 @@ fn the_task_list_is_sent_when_it_changes_and_only_then() {
     j.bridge.tick().unwrap();
     let msgs = inbox.take();
     assert_eq!(msgs.len(), 1);
-    let TaskListFeed::Tasks { tasks } = &msgs[0] else {
+    let TaskListFeed::Tasks { tasks, .. } = &msgs[0] else {
         panic!("expected the list, got {msgs:?}");
     };
     assert_eq!(tasks[0].last_seq, 1);
@@ -338,4 +338,37 @@ fn channel_messages_are_tagged_json_the_ui_reads() {
         serde_json::to_value(&msg).unwrap(),
         serde_json::json!({"kind": "end", "end": {"reason": "failed", "message": "disk full"}})
     );
+}
+
+#[test]
+fn the_tasks_the_app_runs_go_out_with_the_list_even_when_the_journal_did_not_change() {
+    let j = journal();
+    let task = j.create("t1");
+    let inbox: Inbox<TaskListFeed> = Inbox::default();
+    j.bridge.follow_tasks(Box::new(inbox.clone())).unwrap();
+    let owned = |msgs: Vec<TaskListFeed>| -> Vec<Vec<(String, usize)>> {
+        msgs.into_iter()
+            .filter_map(|m| match m {
+                TaskListFeed::Tasks { owned, .. } => Some(owned.into_iter().collect()),
+                TaskListFeed::End { .. } => None,
+            })
+            .collect()
+    };
+    assert_eq!(owned(inbox.take()), vec![vec![]]);
+
+    // The engine starts waiting for an approval: nothing new in the journal, yet it goes out.
+    j.bridge
+        .set_owned([(task.0.clone(), 1)].into_iter().collect());
+    j.bridge.tick().unwrap();
+    assert_eq!(owned(inbox.take()), vec![vec![("t1".to_string(), 1)]]);
+
+    // The same again is not news.
+    j.bridge
+        .set_owned([(task.0.clone(), 1)].into_iter().collect());
+    j.bridge.tick().unwrap();
+    assert_eq!(owned(inbox.take()), Vec::<Vec<(String, usize)>>::new());
+
+    j.bridge.set_owned(Default::default());
+    j.bridge.tick().unwrap();
+    assert_eq!(owned(inbox.take()), vec![vec![]]);
 }

@@ -30,6 +30,15 @@ function requireBinaries(...names) {
   }
 }
 
+function hasCommand(name) {
+  try {
+    execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A git repository with one commit, made with the git CLI. */
 function fixtureRepo(dir) {
   mkdirSync(dir, { recursive: true });
@@ -201,6 +210,125 @@ describe("the Bosun app", () => {
     assert.equal(await app.count('[data-kind="tool"]'), events.filter((e) => e.type === "tool_call_begin").length);
 
     const shot = await screenshot(app, "task-completed.png");
+    t.diagnostic(`screenshot: ${shot}`);
+  });
+
+  it("launches a task from its form and answers its approvals: deny with a note, then approve for the task", { timeout: 120_000 }, async (t) => {
+    // bosun-sandbox: the trampoline the app hands sandboxed commands to (src-tauri/src/trampoline.rs).
+    requireBinaries("bosun-app", "bosun-mock-model", "bosun-sandbox");
+    const home = join(work, "app-home");
+    mkdirSync(home, { recursive: true });
+    // Price the mock model so the cost shows in dollars.
+    writeFileSync(
+      join(home, "prices.toml"),
+      '[models."mock-model"]\ninput = 3.0\noutput = 15.0\ncache_read = 0.3\ncache_write = 3.75\n',
+    );
+    const repo = fixtureRepo(join(work, "notes"));
+    const mockDir = join(work, "mock-approvals");
+    mkdirSync(mockDir, { recursive: true });
+    const note = "Do not create a.txt; make b.txt instead";
+    const mock = await startMockModel(mockDir, [
+      {
+        kind: "reply",
+        text: "I will create a.txt.",
+        tool_calls: [{ id: "call_a", name: "run_command", arguments: JSON.stringify({ command: "touch a.txt" }) }],
+        usage: { input_tokens: 1000, output_tokens: 50 },
+      },
+      {
+        kind: "reply",
+        text: "Understood, making b.txt.",
+        tool_calls: [
+          {
+            id: "call_b",
+            name: "run_command",
+            arguments: JSON.stringify({ command: "touch b.txt && echo created b.txt" }),
+          },
+        ],
+        usage: { input_tokens: 1000, output_tokens: 50 },
+      },
+      { kind: "reply", text: "Made b.txt.", usage: { input_tokens: 1000, output_tokens: 50 } },
+    ]);
+    t.after(() => mock.stop());
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await waitFor("the app to load", () => app.find(".sidebar"));
+
+    // The form: repository, prompt, the mock server as an OpenAI-compatible provider, mode ask.
+    await app.click(await waitFor("the New task button", () => app.find("[data-new-task-button]")));
+    await waitFor("the form", () => app.find("form[data-new-task]"));
+    const field = async (name) => waitFor(`the ${name} field`, () => app.find(`form[data-new-task] [name="${name}"]`));
+    // The form remembers the last provider (in the webview's storage, kept between runs): replace it.
+    const fill = async (name, text) => {
+      const el = await field(name);
+      await app.clear(el);
+      if (text) await app.type(el, text);
+    };
+    await fill("repo", repo);
+    await fill("base_url", `${mock.url}/v1`);
+    await fill("model", "mock-model");
+    await fill("api_key_env", "");
+    assert.equal(await app.run("return document.querySelector('form[data-new-task] [name=mode]').value;"), "ask");
+    const prompt = await field("prompt");
+    await app.type(prompt, "Create a.txt");
+    await screenshot(app, "new-task-form.png");
+    // Ctrl+Enter in the prompt starts the task.
+    await app.type(prompt, "\uE009\uE007\uE000");
+
+    // The first command waits for approval: the card says what would run and which rule asked.
+    const card = "[data-approval-card]";
+    await waitFor("the first approval card", async () => /touch a\.txt/.test((await app.textOf(`${card} .command`)) ?? ""));
+    assert.match(await app.textOf(`${card} [data-rule]`), /\S/);
+    assert.match(await app.textOf(`${card} [data-source]`), /\S/);
+    await waitFor("the title to count the waiting task", async () => (await app.run("return document.title;")) === "Bosun (1 waiting)");
+    // The native window's title too (what the OS shows), where X11's xwininfo can list it.
+    if (hasCommand("xwininfo")) {
+      await waitFor("the native window title", () =>
+        execFileSync("xwininfo", ["-root", "-tree"]).toString().includes('"Bosun (1 waiting)"'),
+      );
+    }
+    await waitFor("the sidebar badge", () => app.find('.sidebar [data-task-id][data-waiting="1"]'));
+    const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
+    await screenshot(app, "approval-card.png");
+
+    // Deny it with a note.
+    await app.type(await waitFor("the note field", () => app.find(`${card} [name="note"]`)), note);
+    await app.click(await app.find(`${card} [data-answer="deny"]`));
+
+    // The second command: approve it for this task.
+    await waitFor("the second approval card", async () => /touch b\.txt/.test((await app.textOf(`${card} .command`)) ?? ""));
+    const denied = await app.textOf('[data-call-id="call_a"] [data-approval="deny"]');
+    assert.ok(denied?.includes(note), `the denied call does not show the note: ${denied}`);
+    // The key `t` answers "approve for this task" (the focus is on no text field).
+    await app.run("document.activeElement?.blur();");
+    await app.press("t");
+
+    // Its output streams in, and the task completes with its cost.
+    await waitFor("the command output", async () =>
+      /created b\.txt/.test((await app.textOf('[data-call-id="call_b"] [role="log"]')) ?? ""),
+    ).catch(async (err) => {
+      await screenshot(app, "app-task-failed.png");
+      throw new Error(`${err.message}; the call shows: ${await app.textOf('[data-call-id="call_b"]')}`);
+    });
+    await waitFor("the completed status", () => app.find('[data-kind="finished"] [data-status="completed"]'), 60_000);
+    assert.equal(await app.count(card), 0);
+    // 3 responses of 1,000 tokens in and 50 out at $3 / $15 per million: $0.01125.
+    assert.match(await app.textOf('[data-counter="cost"]'), /\$0\.01/);
+    assert.match(await app.textOf('[data-call-id="call_b"] [data-approval="approve_task"]'), /Approved for this task/);
+    await waitFor("the title without a count", async () => (await app.run("return document.title;")) === "Bosun");
+    assert.equal(await app.run(`return document.querySelector('.sidebar [data-task-id="${taskId}"]').dataset.status;`), "completed");
+
+    // The note reached the model as the denied command's result.
+    const requests = await (await fetch(`${mock.url}/_mock/requests`)).json();
+    const bodies = requests.filter((r) => r.path.includes("chat/completions")).map((r) => JSON.stringify(r.body));
+    assert.ok(bodies.length >= 3, `the mock model got ${bodies.length} requests`);
+    assert.ok(
+      bodies[1].includes("Do not create a.txt") && bodies[1].includes('"role":"tool"'),
+      `the second request has no tool message with the note: ${bodies[1].slice(0, 2000)}`,
+    );
+    const shot = await screenshot(app, "app-task-completed.png");
     t.diagnostic(`screenshot: ${shot}`);
   });
 });

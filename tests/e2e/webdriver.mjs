@@ -100,12 +100,31 @@ export async function openSession(driverUrl, application) {
       }
     },
     click: (elementId) => wd("POST", `${base}/element/${elementId}/click`, {}),
+    /** Types `text` into an element as keystrokes (WebDriver key codes such as "\uE009" for Control). */
+    type: (elementId, text) => wd("POST", `${base}/element/${elementId}/value`, { text }),
+    clear: (elementId) => wd("POST", `${base}/element/${elementId}/clear`, {}),
+    /** Presses and releases each key in turn, wherever the focus is (WebDriver key actions). */
+    press: (...keys) =>
+      wd("POST", `${base}/actions`, {
+        actions: [
+          {
+            type: "key",
+            id: "keyboard",
+            actions: keys.flatMap((value) => [
+              { type: "keyDown", value },
+              { type: "keyUp", value },
+            ]),
+          },
+        ],
+      }),
     text: (elementId) => wd("GET", `${base}/element/${elementId}/text`),
     /** The text of the first element matching `css`, or null (read in the page). */
     textOf: (css) =>
       session.run("const el = document.querySelector(arguments[0]); return el ? el.textContent : null;", css),
     count: (css) => session.run("return document.querySelectorAll(arguments[0]).length;", css),
     screenshot: async () => Buffer.from(await wd("GET", `${base}/screenshot`), "base64"),
+    /** Closes the window as its close button does (the app then quits). */
+    closeWindow: () => wd("DELETE", `${base}/window`),
     close: () => wd("DELETE", base).catch(() => {}),
   };
   return session;

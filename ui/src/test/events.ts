@@ -19,6 +19,8 @@ export function sampleTask(): Event[] {
       prompt: "Say hello",
       provider: "openai-chat",
       model: "mock-model",
+      api: "openai-chat",
+      base_url: "http://127.0.0.1:11434/v1",
     }),
     ev(2, { type: "user_message", text: "Say hello" }),
     ev(3, { type: "assistant_delta", text: "I will " }),

@@ -7,8 +7,13 @@ import type { TaskRow } from "../bindings/TaskRow";
 /** A task stream's message (src-tauri/src/feed.rs `TaskFeed`). */
 export type TaskFeed = { kind: "events"; events: Event[] } | { kind: "end"; end: FeedEnd };
 
+/** The tasks this app runs: task id → how many approvals it waits for. */
+export type Owned = Record<string, number>;
+
 /** The task list stream's message (src-tauri/src/feed.rs `TaskListFeed`). */
-export type TaskListFeed = { kind: "tasks"; tasks: TaskRow[] } | { kind: "end"; end: FeedEnd };
+export type TaskListFeed =
+  | { kind: "tasks"; tasks: TaskRow[]; owned: Owned }
+  | { kind: "end"; end: FeedEnd };
 
 /** A live stream from the journal; `close` ends it (the stream then ends with `unsubscribed`). */
 export interface Subscription {
@@ -24,7 +29,7 @@ export function toIpcError(err: unknown): IpcError {
   return { code: "ipc", message: String(err) };
 }
 
-async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+export async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(cmd, args);
   } catch (err) {
@@ -51,12 +56,12 @@ function subscription(id: number): Subscription {
 
 /** The task list now and whenever it changes. */
 export async function subscribeTasks(handlers: {
-  onTasks: (tasks: TaskRow[]) => void;
+  onTasks: (tasks: TaskRow[], owned: Owned) => void;
   onEnd?: (end: FeedEnd) => void;
 }): Promise<Subscription> {
   const channel = new Channel<TaskListFeed>();
   channel.onmessage = (msg) => {
-    if (msg.kind === "tasks") handlers.onTasks(msg.tasks);
+    if (msg.kind === "tasks") handlers.onTasks(msg.tasks, msg.owned ?? {});
     else handlers.onEnd?.(msg.end);
   };
   return subscription(await call<number>("subscribe_tasks", { channel }));

@@ -1,5 +1,6 @@
 import type { IpcError } from "../bindings/IpcError";
 import type { TaskRow } from "../bindings/TaskRow";
+import type { Owned } from "../ipc/journal";
 
 /** The sidebar's tasks (newest first, as the journal lists them) and which one is selected. */
 export class TaskList {
@@ -9,11 +10,20 @@ export class TaskList {
   chosen = $state(false);
   error: IpcError | null = $state(null);
   loaded = $state(false);
+  /** The tasks this app runs, and how many approvals each waits for. */
+  owned: Owned = $state.raw({});
+  /** True while the "New task" form is open. */
+  composing = $state(false);
 
   readonly selected = $derived(this.tasks.find((t) => t.id === this.selectedId) ?? null);
+  /** How many tasks wait for an approval. */
+  readonly waitingTasks = $derived(Object.values(this.owned).filter((n) => n > 0).length);
+  /** Repositories of past tasks, most recent first, each once. */
+  readonly recentRepos = $derived([...new Set(this.tasks.map((t) => t.repo))]);
 
-  replace(tasks: TaskRow[]) {
+  replace(tasks: TaskRow[], owned: Owned = {}) {
     this.tasks = tasks;
+    this.owned = owned;
     this.loaded = true;
     this.error = null;
     if (!this.chosen && tasks.length > 0) this.selectedId = tasks[0].id;
@@ -23,6 +33,7 @@ export class TaskList {
   choose(id: string) {
     this.selectedId = id;
     this.chosen = true;
+    this.composing = false;
   }
 
   fail(error: IpcError) {

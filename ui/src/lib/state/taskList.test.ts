@@ -40,3 +40,29 @@ describe("TaskList", () => {
     expect(list.selected?.id).toBe("a");
   });
 });
+
+describe("TaskList, for the tasks the app runs", () => {
+  it("counts the tasks waiting for approval and lists recent repositories once, newest first", () => {
+    const list = new TaskList();
+    list.replace(
+      [
+        { ...row("c"), repo: "/work/b" },
+        { ...row("b"), repo: "/work/a" },
+        { ...row("a"), repo: "/work/b" },
+      ],
+      { c: 2, b: 0 },
+    );
+    expect(list.waitingTasks).toBe(1);
+    expect(list.recentRepos).toEqual(["/work/b", "/work/a"]);
+    list.replace(list.tasks, { c: 0 });
+    expect(list.waitingTasks).toBe(0);
+  });
+
+  it("closes the New task form when a task is chosen", () => {
+    const list = new TaskList();
+    list.composing = true;
+    list.choose("t1");
+    expect(list.composing).toBe(false);
+    expect(list.selectedId).toBe("t1");
+  });
+});

@@ -1,4 +1,5 @@
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { ApprovalRequested } from "../bindings/ApprovalRequested";
 import type { Event } from "../bindings/Event";
 import type { PlanItem } from "../bindings/PlanItem";
 import type { TaskStarted } from "../bindings/TaskStarted";
@@ -69,6 +70,8 @@ export interface Timeline {
   usage: UsageTotals;
   status: TaskStatus;
   plan: PlanItem[];
+  /** Approval requests not answered yet (no `approval_resolved` with their id), oldest first. */
+  pending: ApprovalRequested[];
   startedAt: string | null;
   finishedAt: string | null;
 }
@@ -88,6 +91,7 @@ export function emptyTimeline(): Timeline {
     },
     status: "running",
     plan: [],
+    pending: [],
     startedAt: null,
     finishedAt: null,
   };
@@ -114,18 +118,12 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
   for (const ev of events) {
     const base = { key: ev.seq, ts: ev.ts };
     switch (ev.type) {
-      case "task_started":
-        next.started = {
-          repo: ev.repo,
-          base_commit: ev.base_commit,
-          branch: ev.branch,
-          worktree: ev.worktree,
-          prompt: ev.prompt,
-          provider: ev.provider,
-          model: ev.model,
-        };
+      case "task_started": {
+        const { seq: _seq, task_id: _task, ts: _ts, type: _type, ...started } = ev;
+        next.started = started;
         next.startedAt = ev.ts;
         break;
+      }
       case "user_message":
         next.items.push({ ...base, kind: "user", text: ev.text });
         break;
@@ -183,12 +181,28 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         }));
         break;
       case "approval_requested":
+        if (!next.pending.some((p) => p.approval_id === ev.approval_id)) {
+          next.pending = [
+            ...next.pending,
+            {
+              approval_id: ev.approval_id,
+              call_id: ev.call_id,
+              tool: ev.tool,
+              action: ev.action,
+              reason: ev.reason,
+              rule: ev.rule,
+              source: ev.source,
+              suggestions: ev.suggestions,
+            },
+          ];
+        }
         updateTool(ev.call_id, (item) => ({
           ...item,
           approval: { reason: ev.reason, rule: ev.rule, source: ev.source, decision: null, by: null, note: null },
         }));
         break;
       case "approval_resolved":
+        next.pending = next.pending.filter((p) => p.approval_id !== ev.approval_id);
         updateTool(ev.call_id, (item) => ({
           ...item,
           approval: {
@@ -241,6 +255,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         break;
       case "task_finished":
         next.status = ev.status;
+        next.pending = [];
         next.finishedAt = ev.ts;
         for (let i = 0; i < next.items.length; i++) {
           const item = next.items[i];
@@ -279,4 +294,9 @@ export function argsSummary(tool: string, args: unknown): string {
   }
   const first = Object.entries(a).find(([, v]) => typeof v === "string");
   return first ? `${first[0]}: ${first[1] as string}` : JSON.stringify(args);
+}
+
+/** The approval requests of an event log (in seq order) that no `approval_resolved` answered yet. */
+export function pendingApprovals(events: readonly Event[]): ApprovalRequested[] {
+  return applyEvents(emptyTimeline(), events).pending;
 }

@@ -1,0 +1,359 @@
+//! The engine inside the app: starts tasks with `bosun_core::start_task` on the app's own journal
+//! connection, keeps each running task's op sender, and drains its events (already journaled: the
+//! UI gets them through the [`Bridge`]). It tracks which tasks wait for an approval, for the
+//! sidebar's badges, and interrupts every task it runs when the app quits.
+
+use crate::bridge::Bridge;
+use crate::error::IpcError;
+use bosun_core::{BosunConfig, ProviderEntry, TaskSpec, secret_env_names};
+use bosun_policy::Mode;
+use bosun_protocol::{ApprovalAnswer, EventMsg, Op, TaskId};
+use bosun_store::Store;
+use serde::Deserialize;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Model requests a task makes at most when the form leaves the limit empty.
+pub const DEFAULT_MAX_STEPS: u32 = 100;
+
+/// Which model serves a task: a provider of `$BOSUN_HOME/config.toml` by name, or one described
+/// in full by the form.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ProviderChoice {
+    Inline {
+        /// `openai-chat` or `anthropic`.
+        api: String,
+        #[serde(default)]
+        base_url: Option<String>,
+        model: String,
+        #[serde(default)]
+        api_key_env: Option<String>,
+    },
+    Named {
+        name: String,
+        #[serde(default)]
+        model: Option<String>,
+    },
+}
+
+/// What the "New task" form sends.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LaunchRequest {
+    pub repo: String,
+    pub prompt: String,
+    #[serde(default)]
+    pub base: Option<String>,
+    pub provider: ProviderChoice,
+    #[serde(default)]
+    pub mode: Option<Mode>,
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    #[serde(default)]
+    pub max_cost_usd: Option<f64>,
+}
+
+struct Running {
+    ops: UnboundedSender<Op>,
+    /// Approval ids asked and not answered yet.
+    waiting: BTreeSet<String>,
+}
+
+pub struct Engine {
+    home: PathBuf,
+    store: Arc<Store>,
+    bridge: Option<Arc<Bridge>>,
+    sandbox: bool,
+    running: Mutex<HashMap<TaskId, Running>>,
+    ended: Condvar,
+}
+
+fn bad_request(message: impl Into<String>) -> IpcError {
+    IpcError::new("bad_request", message)
+}
+
+fn not_running(task: &TaskId) -> IpcError {
+    IpcError::new(
+        "not_running",
+        format!(
+            "task {task} is not running in this app (it finished, or another process such as `bosun run` owns it: answer it there)"
+        ),
+    )
+}
+
+impl Engine {
+    /// An engine writing to `store` (its own connection) with `home` as `$BOSUN_HOME`. Commands run
+    /// sandboxed when `sandbox` is true (the app binary is then the trampoline).
+    pub fn new(home: PathBuf, store: Arc<Store>, sandbox: bool) -> Engine {
+        Engine {
+            home,
+            store,
+            bridge: None,
+            sandbox,
+            running: Mutex::new(HashMap::new()),
+            ended: Condvar::new(),
+        }
+    }
+
+    /// Reports the tasks waiting for approval to the bridge's task-list subscribers.
+    pub fn with_bridge(mut self, bridge: Arc<Bridge>) -> Engine {
+        self.bridge = Some(bridge);
+        self
+    }
+
+    /// Builds the task from the form, starts it, and follows it until it ends. Returns its id
+    /// once its worktree exists and its first events are in the journal.
+    pub async fn start(self: &Arc<Self>, req: LaunchRequest) -> Result<TaskId, IpcError> {
+        let spec = self.spec(req)?;
+        let mut handle = bosun_core::start_task(spec, Arc::clone(&self.store))
+            .await
+            .map_err(|e| IpcError::new("start_failed", e.to_string()))?;
+        let task = handle.task_id.clone();
+        self.lock().insert(
+            task.clone(),
+            Running {
+                ops: handle.ops.clone(),
+                waiting: BTreeSet::new(),
+            },
+        );
+        self.publish_owned();
+        let engine = Arc::clone(self);
+        let id = task.clone();
+        tokio::spawn(async move {
+            while let Some(ev) = handle.events.recv().await {
+                match &ev.msg {
+                    EventMsg::ApprovalRequested(r) => engine.waiting(&id, &r.approval_id, true),
+                    EventMsg::ApprovalResolved(r) => engine.waiting(&id, &r.approval_id, false),
+                    EventMsg::TaskFinished(_) => {
+                        engine.lock().remove(&id);
+                        engine.publish_owned();
+                        engine.ended.notify_all();
+                    }
+                    _ => {}
+                }
+            }
+            match handle.join.await {
+                Ok(Ok(_)) => {}
+                Ok(Err(err)) => tracing::warn!("task {id} stopped with an error: {err}"),
+                Err(err) => tracing::error!("task {id}'s loop panicked: {err}"),
+            }
+            engine.lock().remove(&id);
+            engine.publish_owned();
+            engine.ended.notify_all();
+        });
+        Ok(task)
+    }
+
+    /// Asks a running task to stop; it ends as `interrupted` at its next safe point.
+    pub fn stop(&self, task: &TaskId) -> Result<(), IpcError> {
+        self.send(task, Op::Interrupt)
+    }
+
+    /// Answers one of a running task's approval requests.
+    pub fn answer(&self, task: &TaskId, mut answer: ApprovalAnswer) -> Result<(), IpcError> {
+        if answer.by.as_deref().is_none_or(str::is_empty) {
+            answer.by = Some("app".into());
+        }
+        let known = self
+            .lock()
+            .get(task)
+            .map(|r| r.waiting.contains(&answer.approval_id));
+        match known {
+            None => Err(not_running(task)),
+            Some(false) => Err(IpcError::new(
+                "not_waiting",
+                format!(
+                    "task {task} does not wait for approval {} (already answered?)",
+                    answer.approval_id
+                ),
+            )),
+            Some(true) => self.send(task, Op::Approval(answer)),
+        }
+    }
+
+    /// The tasks this app runs, and how many approvals each waits for.
+    pub fn running(&self) -> Vec<(TaskId, usize)> {
+        let mut out: Vec<_> = self
+            .lock()
+            .iter()
+            .map(|(id, r)| (id.clone(), r.waiting.len()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Interrupts every running task and waits up to `grace` for them to end (blocking). Returns
+    /// how many were still running when the time was up.
+    pub fn shutdown(&self, grace: Duration) -> usize {
+        let deadline = Instant::now() + grace;
+        let mut running = self.lock();
+        for r in running.values() {
+            let _ = r.ops.send(Op::Interrupt);
+        }
+        while !running.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            running = match self.ended.wait_timeout(running, left) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        running.len()
+    }
+
+    fn spec(&self, req: LaunchRequest) -> Result<TaskSpec, IpcError> {
+        if req.repo.trim().is_empty() {
+            return Err(bad_request("choose a repository: the path of a git folder"));
+        }
+        if req.prompt.trim().is_empty() {
+            return Err(bad_request(
+                "say what the agent should do: the prompt is empty",
+            ));
+        }
+        let max_steps = req.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+        if max_steps == 0 {
+            return Err(bad_request("max steps must be at least 1"));
+        }
+        if let Some(max) = req.max_cost_usd
+            && !(max.is_finite() && max >= 0.0)
+        {
+            return Err(bad_request(
+                "max cost must be a non-negative number of dollars",
+            ));
+        }
+        let (name, entry) = match req.provider {
+            ProviderChoice::Inline {
+                api,
+                base_url,
+                model,
+                api_key_env,
+            } => {
+                if model.trim().is_empty() {
+                    return Err(bad_request("choose a model"));
+                }
+                let name = if api == "anthropic" {
+                    "anthropic"
+                } else {
+                    "openai-compat"
+                };
+                let entry = ProviderEntry {
+                    api,
+                    base_url: base_url.filter(|u| !u.trim().is_empty()),
+                    model: model.trim().to_string(),
+                    api_key_env: api_key_env.filter(|v| !v.trim().is_empty()),
+                    max_retries: None,
+                    retry_initial_delay_ms: None,
+                };
+                (name.to_string(), entry)
+            }
+            ProviderChoice::Named { name, model } => {
+                let config =
+                    BosunConfig::load(&self.home).map_err(|e| bad_request(e.to_string()))?;
+                let (name, mut entry) = config
+                    .provider(Some(&name))
+                    .map_err(|e| bad_request(e.to_string()))?;
+                if let Some(m) = model.filter(|m| !m.trim().is_empty()) {
+                    entry.model = m;
+                }
+                (name, entry)
+            }
+        };
+        let provider = entry
+            .to_provider_config(&name, &|var| std::env::var(var).ok())
+            .map_err(|e| bad_request(e.to_string()))?;
+        let mut env_remove =
+            secret_env_names(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
+        if let Some(var) = &entry.api_key_env {
+            env_remove.push(var.clone());
+        }
+        Ok(TaskSpec {
+            home: self.home.clone(),
+            repo: PathBuf::from(req.repo.trim()),
+            prompt: req.prompt,
+            base: req.base.filter(|b| !b.trim().is_empty()),
+            provider,
+            max_steps,
+            max_cost_usd: req.max_cost_usd,
+            policy_file: None,
+            mode: req.mode,
+            api_key_env: entry.api_key_env.clone(),
+            sandbox: self.sandbox,
+            env_remove,
+        })
+    }
+
+    fn send(&self, task: &TaskId, op: Op) -> Result<(), IpcError> {
+        let running = self.lock();
+        let r = running.get(task).ok_or_else(|| not_running(task))?;
+        r.ops.send(op).map_err(|_| not_running(task))
+    }
+
+    fn waiting(&self, task: &TaskId, approval: &str, asked: bool) {
+        if let Some(r) = self.lock().get_mut(task) {
+            if asked {
+                r.waiting.insert(approval.to_string());
+            } else {
+                r.waiting.remove(approval);
+            }
+        }
+        self.publish_owned();
+    }
+
+    fn publish_owned(&self) {
+        if let Some(bridge) = &self.bridge {
+            let owned = self
+                .running()
+                .into_iter()
+                .map(|(id, n)| (id.0, n))
+                .collect();
+            bridge.set_owned(owned);
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<TaskId, Running>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    /// The request `ui/src/lib/ipc/tasks.ts` sends, both ways of naming a provider.
+    #[test]
+    fn the_form_request_deserializes() {
+        let req: LaunchRequest = serde_json::from_value(json!({
+            "repo": "/work/acme", "prompt": "Fix it",
+            "provider": {"api": "openai-chat", "model": "qwen", "base_url": "http://127.0.0.1:11434/v1"},
+            "mode": "auto-edit", "max_steps": 20, "max_cost_usd": 0.5
+        }))
+        .unwrap();
+        assert_eq!(req.mode, Some(Mode::AutoEdit));
+        assert_eq!(req.max_steps, Some(20));
+        assert!(
+            matches!(req.provider, ProviderChoice::Inline { ref model, .. } if model == "qwen")
+        );
+
+        let req: LaunchRequest = serde_json::from_value(json!({
+            "repo": ".", "prompt": "x", "provider": {"name": "local"}
+        }))
+        .unwrap();
+        assert_eq!(
+            req.provider,
+            ProviderChoice::Named {
+                name: "local".into(),
+                model: None
+            }
+        );
+        assert_eq!(req.mode, None);
+    }
+}

@@ -1,0 +1,120 @@
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalAnswer } from "../bindings/ApprovalAnswer";
+import type { ApprovalRequested } from "../bindings/ApprovalRequested";
+import ApprovalCard from "./ApprovalCard.svelte";
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = "";
+});
+
+const request: ApprovalRequested = {
+  approval_id: "ap_1",
+  call_id: "call_1",
+  tool: "run_command",
+  action: { kind: "command", command: "touch a.txt" },
+  reason: "no rule allows `touch`",
+  rule: "mode ask",
+  source: "--mode",
+  suggestions: ["touch *", "touch a.txt"],
+};
+
+function render(req: ApprovalRequested = request) {
+  const answers: ApprovalAnswer[] = [];
+  const target = document.createElement("div");
+  document.body.appendChild(target);
+  app = mount(ApprovalCard, { target, props: { request: req, onanswer: (a: ApprovalAnswer) => answers.push(a) } });
+  flushSync();
+  return { card: target.querySelector<HTMLElement>("[data-approval-card]")!, answers };
+}
+
+function press(key: string, on: EventTarget = window) {
+  on.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+  flushSync();
+}
+
+function type(input: HTMLInputElement, value: string) {
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  flushSync();
+}
+
+describe("the approval card", () => {
+  it("shows what would run, the rule that asked, where it came from and why", () => {
+    const { card } = render();
+    expect(card.querySelector(".command")?.textContent).toBe("$ touch a.txt");
+    expect(card.querySelector("[data-rule]")?.textContent).toBe("mode ask");
+    expect(card.querySelector("[data-source]")?.textContent).toBe("--mode");
+    expect(card.querySelector("[data-reason]")?.textContent).toBe("no rule allows `touch`");
+    expect(card.querySelector<HTMLInputElement>('input[name="rule"]')?.value).toBe("touch *");
+  });
+
+  it("lists the paths an edit would change", () => {
+    const { card } = render({ ...request, tool: "write_file", action: { kind: "write", paths: ["src/a.rs", "b.md"] } });
+    expect([...card.querySelectorAll(".path")].map((p) => p.textContent)).toEqual(["src/a.rs", "b.md"]);
+    expect(card.textContent).toContain("Would change");
+  });
+
+  it("answers with y, t and n when no text field has focus", () => {
+    const { answers } = render();
+    press("y");
+    press("t");
+    press("n");
+    expect(answers).toEqual([
+      { approval_id: "ap_1", decision: "approve_once", by: "app" },
+      { approval_id: "ap_1", decision: "approve_task", by: "app" },
+      { approval_id: "ap_1", decision: "deny", by: "app" },
+    ]);
+  });
+
+  it("answers a with the edited rule and the chosen scope", () => {
+    const { card, answers } = render();
+    type(card.querySelector<HTMLInputElement>('input[name="rule"]')!, "touch *.txt");
+    card.querySelector<HTMLInputElement>('input[value="user"]')!.click();
+    flushSync();
+    card.focus();
+    press("a", card);
+    expect(answers).toEqual([
+      { approval_id: "ap_1", decision: "approve_always", rule: "touch *.txt", scope: "user", by: "app" },
+    ]);
+  });
+
+  it("does not take keys typed into its text fields, and deny sends the note", () => {
+    const { card, answers } = render();
+    const note = card.querySelector<HTMLInputElement>('input[name="note"]')!;
+    note.focus();
+    press("n", note);
+    press("y", note);
+    expect(answers).toEqual([]);
+    type(note, "use the Makefile target instead");
+    card.querySelector<HTMLButtonElement>('[data-answer="deny"]')!.click();
+    expect(answers).toEqual([
+      { approval_id: "ap_1", decision: "deny", note: "use the Makefile target instead", by: "app" },
+    ]);
+  });
+
+  it("ignores keys with a modifier (Ctrl+T is not an answer)", () => {
+    const { answers } = render();
+    window.dispatchEvent(new KeyboardEvent("keydown", { key: "t", ctrlKey: true, bubbles: true }));
+    expect(answers).toEqual([]);
+  });
+});
+
+describe("the approval card's focus", () => {
+  it("takes the focus when it appears, but not from a text field the user is typing in", () => {
+    const { card } = render();
+    expect(document.activeElement).toBe(card);
+    unmount(app!);
+    app = null;
+    document.body.innerHTML = "";
+
+    const field = document.createElement("input");
+    document.body.appendChild(field);
+    field.focus();
+    render();
+    expect(document.activeElement).toBe(field);
+  });
+});

@@ -1,0 +1,79 @@
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import NewTaskForm from "./NewTaskForm.svelte";
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = "";
+  localStorage.clear();
+  clearMocks();
+});
+
+function render() {
+  const calls: { cmd: string; args: unknown }[] = [];
+  mockIPC((cmd, args) => {
+    calls.push({ cmd, args });
+    return "01task";
+  });
+  const started: string[] = [];
+  const target = document.createElement("div");
+  document.body.appendChild(target);
+  app = mount(NewTaskForm, {
+    target,
+    props: { recentRepos: ["/work/acme", "/work/old"], onstarted: (id: string) => started.push(id), oncancel: () => {} },
+  });
+  flushSync();
+  const set = (name: string, value: string) => {
+    const el = target.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(`[name="${name}"]`)!;
+    el.value = value;
+    el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? "change" : "input", { bubbles: true }));
+    flushSync();
+  };
+  return { target, calls, started, set };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe("the New task form", () => {
+  it("starts the task on Ctrl+Enter with what was filled in, the most recent repository first", async () => {
+    const { target, calls, started, set } = render();
+    expect(target.querySelector<HTMLInputElement>('[name="repo"]')?.value).toBe("/work/acme");
+    expect(target.querySelector<HTMLSelectElement>('[name="mode"]')?.value).toBe("ask");
+    set("prompt", "Fix the failing test");
+    set("model", "qwen2.5-coder:7b");
+    set("max_steps", "20");
+    set("max_cost_usd", "0.5");
+    const prompt = target.querySelector("textarea")!;
+    prompt.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    await settle();
+    expect(calls).toEqual([
+      {
+        cmd: "start_task",
+        args: {
+          request: {
+            repo: "/work/acme",
+            prompt: "Fix the failing test",
+            provider: { api: "openai-chat", model: "qwen2.5-coder:7b", base_url: "http://127.0.0.1:11434/v1" },
+            mode: "ask",
+            max_steps: 20,
+            max_cost_usd: 0.5,
+          },
+        },
+      },
+    ]);
+    expect(started).toEqual(["01task"]);
+  });
+
+  it("says what is missing instead of starting", async () => {
+    const { target, calls, set } = render();
+    set("prompt", "Do it");
+    target.querySelector<HTMLButtonElement>("[data-start]")!.click();
+    await settle();
+    flushSync();
+    expect(calls).toEqual([]);
+    expect(target.querySelector('[role="alert"]')?.textContent).toContain("model");
+  });
+});

@@ -1,0 +1,35 @@
+import type { ApprovalAnswer } from "../bindings/ApprovalAnswer";
+import { call } from "./journal";
+
+/** Which model serves a task: described in full, or a provider of config.toml by name. */
+export type ProviderChoice =
+  | { api: "openai-chat" | "anthropic"; base_url?: string; model: string; api_key_env?: string }
+  | { name: string; model?: string };
+
+export type PolicyMode = "read-only" | "ask" | "auto-edit" | "full-auto";
+
+/** What the "New task" form sends (src-tauri/src/engine.rs `LaunchRequest`). */
+export interface LaunchRequest {
+  repo: string;
+  prompt: string;
+  base?: string;
+  provider: ProviderChoice;
+  mode?: PolicyMode;
+  max_steps?: number;
+  max_cost_usd?: number;
+}
+
+/** Starts a task in the app's engine; resolves with its id once it is in the journal. */
+export function startTask(request: LaunchRequest): Promise<string> {
+  return call("start_task", { request });
+}
+
+/** Asks a running task to stop; it ends as interrupted. */
+export function stopTask(taskId: string): Promise<void> {
+  return call("stop_task", { taskId });
+}
+
+/** Answers one of a running task's approval requests. */
+export function answerApproval(taskId: string, answer: ApprovalAnswer): Promise<void> {
+  return call("answer_approval", { taskId, answer });
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { EventMsg } from "../bindings/EventMsg";
+import { ev } from "../../test/events";
+import { applyEvents, emptyTimeline, pendingApprovals } from "./timeline";
+
+const asked = (id: string, call: string, command: string): EventMsg => ({
+  type: "approval_requested",
+  approval_id: id,
+  call_id: call,
+  tool: "run_command",
+  action: { kind: "command", command },
+  reason: "no rule allows it",
+  rule: "mode ask",
+  source: "--mode",
+  suggestions: [],
+});
+const begin = (call: string, command: string): EventMsg => ({
+  type: "tool_call_begin",
+  call_id: call,
+  tool: "run_command",
+  args: { command },
+  recovered: false,
+});
+
+describe("pending approvals", () => {
+  it("are the requests with no approval_resolved of the same id, oldest first", () => {
+    const events = [
+      ev(1, { type: "user_message", text: "go" }),
+      ev(2, begin("c1", "touch a.txt")),
+      ev(3, asked("ap1", "c1", "touch a.txt")),
+      ev(4, begin("c2", "touch b.txt")),
+      ev(5, asked("ap2", "c2", "touch b.txt")),
+    ];
+    expect(pendingApprovals(events).map((p) => p.approval_id)).toEqual(["ap1", "ap2"]);
+
+    const resolved = [
+      ...events,
+      ev(6, { type: "approval_resolved", approval_id: "ap1", call_id: "c1", decision: "deny", note: "no", by: "app" }),
+    ];
+    const pending = pendingApprovals(resolved);
+    expect(pending.map((p) => p.approval_id)).toEqual(["ap2"]);
+    expect(pending[0].action).toEqual({ kind: "command", command: "touch b.txt" });
+  });
+
+  it("are kept across batches, and a request seen twice counts once", () => {
+    let t = applyEvents(emptyTimeline(), [ev(1, begin("c1", "x")), ev(2, asked("ap1", "c1", "x"))]);
+    t = applyEvents(t, [ev(3, asked("ap1", "c1", "x"))]);
+    expect(t.pending.map((p) => p.approval_id)).toEqual(["ap1"]);
+    t = applyEvents(t, [
+      ev(4, { type: "approval_resolved", approval_id: "ap1", call_id: "c1", decision: "approve_task", by: "app" }),
+    ]);
+    expect(t.pending).toEqual([]);
+  });
+
+  it("end when the task finishes (an interrupted task waits for nothing)", () => {
+    const events = [
+      ev(1, begin("c1", "x")),
+      ev(2, asked("ap1", "c1", "x")),
+      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped" }),
+    ];
+    expect(pendingApprovals(events)).toEqual([]);
+  });
+});
