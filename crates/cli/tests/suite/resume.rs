@@ -12,7 +12,11 @@ use std::process::Stdio;
 fn a_follow_up_continues_in_the_same_worktree_with_the_conversation_so_far() {
     let env = Env::new();
     let server = MockModelServer::start_blocking(vec![
-        tools(vec![call("w1", "write_file", json!({"path": "a.txt", "content": "a\n"}))]),
+        tools(vec![call(
+            "w1",
+            "write_file",
+            json!({"path": "a.txt", "content": "a\n"}),
+        )]),
         text("Wrote a.txt."),
     ])
     .unwrap();
@@ -20,23 +24,47 @@ fn a_follow_up_continues_in_the_same_worktree_with_the_conversation_so_far() {
     assert_eq!(first.code(), Some(0), "{}", first.stderr());
     let task = first.task_id();
 
-    server.push(tools(vec![call("w2", "write_file", json!({"path": "b.txt", "content": "b\n"}))]));
+    server.push(tools(vec![call(
+        "w2",
+        "write_file",
+        json!({"path": "b.txt", "content": "b\n"}),
+    )]));
     server.push(text("Wrote b.txt too."));
     // No provider flags: the follow-up reaches the model the task was started with.
     let out = env
         .bosun()
-        .args(["continue", &task[..10], "--prompt", "now write b", "--json", "--mode", "full-auto"])
+        .args([
+            "continue",
+            &task[..10],
+            "--prompt",
+            "now write b",
+            "--json",
+            "--mode",
+            "full-auto",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let events = parse_events(&out.stdout);
-    assert_eq!(events[0].seq, first.events.last().unwrap().seq + 1, "seq continues");
+    assert_eq!(
+        events[0].seq,
+        first.events.last().unwrap().seq + 1,
+        "seq continues"
+    );
     assert!(matches!(&events[0].msg, EventMsg::TaskResumed(r) if r.kind == ResumeKind::FollowUp));
 
     let reqs = server.requests();
     let msgs = messages(&reqs[2]);
     let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, vec!["system", "user", "assistant", "tool", "assistant", "user"], "{msgs:?}");
+    assert_eq!(
+        roles,
+        vec!["system", "user", "assistant", "tool", "assistant", "user"],
+        "{msgs:?}"
+    );
     assert_eq!(msgs[2]["tool_calls"][0]["id"], "w1");
     assert_eq!(msgs[3]["tool_call_id"], "w1");
     assert_eq!(msgs[4]["content"], "Wrote a.txt.");
@@ -55,15 +83,39 @@ fn a_follow_up_continues_in_the_same_worktree_with_the_conversation_so_far() {
 fn a_killed_task_resumes_from_its_last_checkpoint() {
     let env = Env::new();
     let server = MockModelServer::start_blocking(vec![
-        tools(vec![call("w", "write_file", json!({"path": "kept.txt", "content": "kept\n"}))]),
-        tools(vec![call("c", "run_command", json!({"command": "echo partial > half.txt; echo started; sleep 30"}))]),
+        tools(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "kept.txt", "content": "kept\n"}),
+        )]),
+        tools(vec![call(
+            "c",
+            "run_command",
+            json!({"command": "echo partial > half.txt; echo started; sleep 30"}),
+        )]),
     ])
     .unwrap();
     let base = format!("{}/v1", server.url());
     let mut child = env
         .bosun()
-        .args(["run", "--json", "--mode", "full-auto", "--repo", path_str(&env.repo), "--prompt", "work"])
-        .args(["--api", "openai-chat", "--base-url", &base, "--model", "mock-model"])
+        .args([
+            "run",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            "work",
+        ])
+        .args([
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -90,7 +142,11 @@ fn a_killed_task_resumes_from_its_last_checkpoint() {
         .args(["resume", &task, "--json", "--mode", "full-auto"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let events = parse_events(&out.stdout);
     let resumed = events
         .iter()
@@ -102,15 +158,30 @@ fn a_killed_task_resumes_from_its_last_checkpoint() {
     assert_eq!(resumed.kind, ResumeKind::Resume);
     assert_eq!(resumed.restored_checkpoint, Some(1));
     assert_eq!(resumed.restored_files, vec!["half.txt".to_string()]);
-    assert!(!worktree.join("half.txt").exists(), "the interrupted step's change is undone");
+    assert!(
+        !worktree.join("half.txt").exists(),
+        "the interrupted step's change is undone"
+    );
     assert!(worktree.join("kept.txt").exists());
 
     let reqs = server.requests();
     let msgs = messages(reqs.last().unwrap());
-    let interrupted = msgs.iter().find(|m| m["role"] == "tool" && m["tool_call_id"] == "c").unwrap();
-    assert!(interrupted["content"].as_str().unwrap().contains("not finished"), "{interrupted}");
+    let interrupted = msgs
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "c")
+        .unwrap();
+    assert!(
+        interrupted["content"]
+            .as_str()
+            .unwrap()
+            .contains("not finished"),
+        "{interrupted}"
+    );
     let last = msgs.last().unwrap();
-    assert!(last["content"].as_str().unwrap().contains("checkpoint 1"), "{last}");
+    assert!(
+        last["content"].as_str().unwrap().contains("checkpoint 1"),
+        "{last}"
+    );
     let tasks = env.json(&["tasks", "--json"]);
     assert_eq!(tasks[0]["status"], "completed");
     let _ = TaskStatus::Completed;
