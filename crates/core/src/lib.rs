@@ -31,23 +31,12 @@ pub use sandboxing::Sandboxing;
 pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
 
 /// Names of environment variables that look secret (`*KEY*`, `*TOKEN*`, `*SECRET*`,
-/// `*PASSWORD*`, …): commands the agent runs do not see them.
+/// `*PASSWORD*`, …): commands the agent runs do not see them. The same test the sandbox uses
+/// to scrub a command's environment.
 pub fn secret_env_names(names: impl IntoIterator<Item = String>) -> Vec<String> {
-    const MARKERS: &[&str] = &[
-        "KEY",
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "AUTH",
-    ];
     names
         .into_iter()
-        .filter(|n| {
-            let upper = n.to_ascii_uppercase();
-            MARKERS.iter().any(|m| upper.contains(m))
-        })
+        .filter(|n| bosun_exec::sandbox::looks_secret(n))
         .collect()
 }
 
