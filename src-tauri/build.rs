@@ -10,6 +10,20 @@ fn main() {
         "start_task",
         "stop_task",
         "answer_approval",
+        "get_settings",
+        "save_provider",
+        "remove_provider",
+        "set_defaults",
+        "test_provider",
+        "detect_servers",
+        "read_policy",
+        "save_policy",
+        "check_policy",
+        "data_usage",
+        "continue_task",
+        "list_branches",
+        "quit_app",
+        "cancel_quit",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -241,9 +241,8 @@ impl Bridge {
                 return Ok(true);
             };
             let last_seq = last.seq;
-            let finished = events
-                .iter()
-                .any(|e| matches!(e.msg, EventMsg::TaskFinished(_)));
+            // A continued task has several `task_finished`: the stream ends at the last event only.
+            let finished = matches!(last.msg, EventMsg::TaskFinished(_));
             let full = events.len() == BATCH;
             if !f.sink.send(TaskFeed::Events { events }) {
                 return Ok(false);

@@ -102,3 +102,20 @@ pub fn answer_approval(
 ) -> Result<(), IpcError> {
     runner.engine()?.answer(&task_id, answer)
 }
+
+/// Sends a follow-up `message` to a finished or stopped task, or (`message` null) resumes an
+/// interrupted one; it then runs in this app like a task started here.
+#[tauri::command]
+pub async fn continue_task(
+    runner: State<'_, Runner>,
+    task_id: TaskId,
+    message: Option<String>,
+) -> Result<TaskId, IpcError> {
+    runner.engine()?.continue_task(task_id, message).await
+}
+
+/// The local branches of the repository at `repo`, for the base branch select.
+#[tauri::command(async)]
+pub fn list_branches(repo: String) -> Result<crate::branches::RepoBranches, IpcError> {
+    crate::branches::local_branches(std::path::Path::new(repo.trim()))
+}

@@ -62,11 +62,16 @@ struct Running {
     waiting: BTreeSet<String>,
 }
 
+/// What [`Engine::with_approval_hook`] calls: the task and the request it waits on.
+pub type ApprovalHook = Box<dyn Fn(&TaskId, &bosun_protocol::ApprovalRequested) + Send + Sync>;
+
 pub struct Engine {
-    home: PathBuf,
-    store: Arc<Store>,
+    pub(crate) home: PathBuf,
+    pub(crate) store: Arc<Store>,
     bridge: Option<Arc<Bridge>>,
-    sandbox: bool,
+    pub(crate) sandbox: bool,
+    /// Called when a task this engine runs starts waiting for an approval (the desktop notification).
+    on_approval: Option<ApprovalHook>,
     running: Mutex<HashMap<TaskId, Running>>,
     ended: Condvar,
 }
@@ -93,9 +98,16 @@ impl Engine {
             store,
             bridge: None,
             sandbox,
+            on_approval: None,
             running: Mutex::new(HashMap::new()),
             ended: Condvar::new(),
         }
+    }
+
+    /// Calls `hook` whenever a task this engine runs starts waiting for an approval.
+    pub fn with_approval_hook(mut self, hook: ApprovalHook) -> Engine {
+        self.on_approval = Some(hook);
+        self
     }
 
     /// Reports the tasks waiting for approval to the bridge's task-list subscribers.
@@ -108,9 +120,14 @@ impl Engine {
     /// once its worktree exists and its first events are in the journal.
     pub async fn start(self: &Arc<Self>, req: LaunchRequest) -> Result<TaskId, IpcError> {
         let spec = self.spec(req)?;
-        let mut handle = bosun_core::start_task(spec, Arc::clone(&self.store))
+        let handle = bosun_core::start_task(spec, Arc::clone(&self.store))
             .await
             .map_err(|e| IpcError::new("start_failed", e.to_string()))?;
+        Ok(self.follow(handle))
+    }
+
+    /// Keeps a started task's op sender and drains its events until it ends.
+    pub(crate) fn follow(self: &Arc<Self>, mut handle: bosun_core::TaskHandle) -> TaskId {
         let task = handle.task_id.clone();
         self.lock().insert(
             task.clone(),
@@ -125,7 +142,12 @@ impl Engine {
         tokio::spawn(async move {
             while let Some(ev) = handle.events.recv().await {
                 match &ev.msg {
-                    EventMsg::ApprovalRequested(r) => engine.waiting(&id, &r.approval_id, true),
+                    EventMsg::ApprovalRequested(r) => {
+                        engine.waiting(&id, &r.approval_id, true);
+                        if let Some(hook) = &engine.on_approval {
+                            hook(&id, r);
+                        }
+                    }
                     EventMsg::ApprovalResolved(r) => engine.waiting(&id, &r.approval_id, false),
                     EventMsg::TaskFinished(_) => {
                         engine.lock().remove(&id);
@@ -144,7 +166,7 @@ impl Engine {
             engine.publish_owned();
             engine.ended.notify_all();
         });
-        Ok(task)
+        task
     }
 
     /// Asks a running task to stop; it ends as `interrupted` at its next safe point.
@@ -183,6 +205,15 @@ impl Engine {
             .collect();
         out.sort();
         out
+    }
+
+    /// The approvals a running task waits for, as this engine has seen them (a moment after they
+    /// reach the journal).
+    pub fn waiting_for(&self, task: &TaskId) -> Vec<String> {
+        self.lock()
+            .get(task)
+            .map(|r| r.waiting.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Interrupts every running task and waits up to `grace` for them to end (blocking). Returns
@@ -226,6 +257,7 @@ impl Engine {
                 "max cost must be a non-negative number of dollars",
             ));
         }
+        let named = matches!(req.provider, ProviderChoice::Named { .. });
         let (name, entry) = match req.provider {
             ProviderChoice::Inline {
                 api,
@@ -263,9 +295,16 @@ impl Engine {
                 (name, entry)
             }
         };
-        let provider = entry
+        let mut provider = entry
             .to_provider_config(&name, &|var| std::env::var(var).ok())
             .map_err(|e| bad_request(e.to_string()))?;
+        // A saved provider without a key variable may keep its key in the keychain (Settings).
+        if named
+            && entry.api_key_env.is_none()
+            && let Some(key) = crate::secrets::read(&name)
+        {
+            provider.api_key = Some(bosun_model::Secret::new(key));
+        }
         let mut env_remove =
             secret_env_names(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
         if let Some(var) = &entry.api_key_env {

@@ -2,11 +2,18 @@
 //! bridge that streams it to the UI over `tauri::ipc::Channel`s, and the [`engine::Engine`] that runs
 //! the tasks launched from the window. No logic of its own lives here.
 
+pub mod branches;
 pub mod bridge;
 pub mod commands;
 pub mod engine;
 pub mod error;
 pub mod feed;
+pub mod notify;
+pub mod probe;
+pub mod quit;
+pub mod secrets;
+pub mod settings;
+pub mod steer;
 pub mod trampoline;
 
 use bosun_store::Store;
@@ -51,6 +58,7 @@ pub fn open_engine(journal: &Journal) -> Runner {
     if let Ok(bridge) = &journal.0 {
         engine = engine.with_bridge(Arc::clone(bridge));
     }
+    engine = engine.with_approval_hook(notify::approval_hook());
     Runner(Ok(Arc::new(engine)))
 }
 
@@ -66,6 +74,14 @@ pub fn run() -> Result<(), tauri::Error> {
     let runner = open_engine(&journal);
     let engine = runner.0.as_ref().ok().cloned();
     let app = tauri::Builder::default()
+        // The repository folder picker; the window may only open it (`dialog:allow-open`).
+        .plugin(tauri_plugin_dialog::init())
+        // Approval notifications, shown from Rust (src/notify.rs): no permission for the window.
+        .plugin(tauri_plugin_notification::init())
+        .setup(|app| {
+            notify::set_app(app.handle().clone());
+            Ok(())
+        })
         .manage(journal)
         .manage(runner)
         .invoke_handler(tauri::generate_handler![
@@ -77,9 +93,33 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::start_task,
             commands::stop_task,
             commands::answer_approval,
+            settings::ipc::get_settings,
+            settings::ipc::save_provider,
+            settings::ipc::remove_provider,
+            settings::ipc::set_defaults,
+            settings::ipc::test_provider,
+            settings::ipc::detect_servers,
+            settings::ipc::read_policy,
+            settings::ipc::save_policy,
+            settings::ipc::check_policy,
+            settings::ipc::data_usage,
+            commands::continue_task,
+            commands::list_branches,
+            quit::quit_app,
+            quit::cancel_quit,
         ])
         .build(tauri::generate_context!())?;
-    app.run(move |_, event| {
+    app.run(move |handle, event| {
+        // With tasks running, the window asks first (src/quit.rs).
+        if let tauri::RunEvent::WindowEvent {
+            event: tauri::WindowEvent::CloseRequested { api, .. },
+            ..
+        } = &event
+            && !quit::allow_close(handle, engine.as_ref())
+        {
+            api.prevent_close();
+            return;
+        }
         let quitting = matches!(
             event,
             tauri::RunEvent::ExitRequested { .. }

@@ -80,6 +80,19 @@ fn asked(command: &'static str) -> impl Fn(&EventMsg) -> Option<String> {
     }
 }
 
+/// Waits until the engine has seen the approval request the journal already shows (its event
+/// loop marks the task waiting a moment after the event is journaled).
+async fn until_waiting(engine: &Engine, task: &TaskId, approval: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while engine.waiting_for(task) != [approval.to_string()] {
+        assert!(
+            Instant::now() < deadline,
+            "the engine never saw the approval request"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 fn finished(m: &EventMsg) -> Option<TaskStatus> {
     match m {
         EventMsg::TaskFinished(f) => Some(f.status),
@@ -110,9 +123,11 @@ async fn a_denied_command_tells_the_model_why_and_an_approved_one_runs() {
     .unwrap();
 
     let task = s.engine.start(request(&s.repo, &mock)).await.unwrap();
-    assert_eq!(s.engine.running(), vec![(task.clone(), 0)]);
+    let ids: Vec<TaskId> = s.engine.running().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, vec![task.clone()]);
 
     let first = next(&s.reader, &task, asked("touch a.txt")).await;
+    until_waiting(&s.engine, &task, &first).await;
     let note = "Do not create a.txt; make b.txt instead";
     s.engine
         .answer(
@@ -122,6 +137,7 @@ async fn a_denied_command_tells_the_model_why_and_an_approved_one_runs() {
         .unwrap();
 
     let second = next(&s.reader, &task, asked("touch b.txt")).await;
+    until_waiting(&s.engine, &task, &second).await;
     // The first one is answered already: a second answer to it is refused.
     let again = s
         .engine

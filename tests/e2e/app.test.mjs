@@ -7,7 +7,7 @@
 // bosun-mock-model. Screenshots go to $E2E_ARTIFACTS (default /tmp/bosun-e2e).
 import { spawn, execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -101,7 +101,11 @@ describe("the Bosun app", () => {
 
     const empty = await waitFor("the empty sidebar", () => app.textOf(".sidebar .empty"));
     assert.match(empty, /No tasks yet/);
-    assert.match(await app.textOf("main"), /bosun run/);
+    // First run: no provider yet, so the setup screen offers to add one; it can be skipped.
+    await waitFor("the setup screen", () => app.find("[data-setup] [data-provider-editor]"));
+    await screenshot(app, "setup.png");
+    await app.click(await app.find("[data-skip-setup]"));
+    await waitFor("the hint", async () => /bosun run/.test((await app.textOf("main")) ?? ""));
     assert.equal(await app.count(".sidebar [data-task-id]"), 0);
     assert.equal(await app.run("return document.title;"), "Bosun");
     await screenshot(app, "empty.png");
@@ -267,6 +271,10 @@ describe("the Bosun app", () => {
       if (text) await app.type(el, text);
     };
     await fill("repo", repo);
+    // The base select lists the repository's branches once the path is in.
+    await waitFor("the repository's branches in the base select", async () =>
+      (await app.run("return [...document.querySelectorAll('form[data-new-task] [name=base] option')].map(o => o.value);"))?.includes("main"),
+    );
     await fill("base_url", `${mock.url}/v1`);
     await fill("model", "mock-model");
     await fill("api_key_env", "");
@@ -330,5 +338,201 @@ describe("the Bosun app", () => {
     );
     const shot = await screenshot(app, "app-task-completed.png");
     t.diagnostic(`screenshot: ${shot}`);
+
+    // A follow-up from the box under the timeline: the task runs again with the conversation so far.
+    const pushed = await fetch(`${mock.url}/_mock/replies`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ kind: "reply", text: "Also listed b.txt in the README.", usage: { input_tokens: 1000, output_tokens: 50 } }),
+    });
+    assert.ok(pushed.ok, `the mock model refused the extra reply: ${pushed.status}`);
+    const box = await waitFor("the follow-up box", () => app.find('[data-follow-up] [name="message"]'));
+    await app.type(box, "Mention b.txt in the README");
+    await screenshot(app, "follow-up-box.png");
+    await app.type(box, "\uE009\uE007\uE000");
+    await waitFor("the follow-up in the timeline", async () =>
+      (await app.run("return [...document.querySelectorAll('[data-role=user]')].map(e => e.textContent);"))?.some((s) =>
+        s.includes("Mention b.txt in the README"),
+      ),
+    );
+    await waitFor("the follow-up's answer", async () =>
+      (await app.run("return [...document.querySelectorAll('[data-role=assistant]')].map(e => e.textContent);"))?.some((s) =>
+        s.includes("Also listed b.txt in the README."),
+      ),
+    );
+    await waitFor(
+      "the completed status after the follow-up",
+      async () =>
+        (await app.run(
+          "return [...document.querySelectorAll('[data-kind=finished]')].filter(e => e.querySelector('[data-status=completed]')).length;",
+        )) === 2,
+      60_000,
+    ).catch(async (err) => {
+      await screenshot(app, "follow-up-failed.png");
+      const ends = await app.run("return [...document.querySelectorAll('[data-kind=finished]')].map(e => e.outerHTML);");
+      throw new Error(`${err.message}; the timeline ends: ${ends.join(" | ")}`);
+    });
+    assert.equal(await app.run(`return document.querySelector('.sidebar [data-task-id="${taskId}"]').dataset.status;`), "completed");
+    const all = await (await fetch(`${mock.url}/_mock/requests`)).json();
+    const last = JSON.stringify(all.filter((r) => r.path.includes("chat/completions")).at(-1).body);
+    assert.ok(last.includes("Create a.txt") && last.includes("Mention b.txt in the README"), `the follow-up request lacks the conversation: ${last.slice(0, 2000)}`);
+    await screenshot(app, "follow-up-completed.png");
+  });
+
+  it("configures an OpenAI-compatible provider in settings and starts a task with it", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun-mock-model", "bosun-sandbox");
+    const home = join(work, "settings-home");
+    mkdirSync(home, { recursive: true });
+    const repo = fixtureRepo(join(work, "settings-repo"));
+    const mockDir = join(work, "mock-settings");
+    mkdirSync(mockDir, { recursive: true });
+    const mock = await startMockModel(mockDir, [
+      { kind: "reply", text: "Nothing to change here.", usage: { input_tokens: 100, output_tokens: 10 } },
+    ]);
+    t.after(() => mock.stop());
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await waitFor("the app to load", () => app.find(".sidebar"));
+
+    // Settings → Providers → Add: an OpenAI-compatible server at the mock's address.
+    await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));
+    await app.click(await waitFor("Add provider", () => app.find("[data-settings] [data-add-provider]")));
+    const editor = "[data-settings] [data-provider-editor]";
+    await app.click(await waitFor("the compatible kind", () => app.find(`${editor} [data-kind="compatible"]`)));
+    const fill = async (name, text) => {
+      const el = await waitFor(`the ${name} field`, () => app.find(`${editor} [name="${name}"]`));
+      await app.clear(el);
+      await app.type(el, text);
+    };
+    await fill("name", "mock");
+    await fill("base_url", `${mock.url}/v1`);
+    await app.click(await app.find(`${editor} [data-test-connection]`));
+    const ok = await waitFor("the connection test", () => app.find(`${editor} [data-test-result]`));
+    assert.equal(await app.run(`return document.querySelector('${editor} [data-test-result]').dataset.testResult;`), "ok",
+      await app.textOf(`${editor} [data-test-result]`));
+    assert.match(await app.textOf(`${editor} [data-test-result]`), /Connected: 1 model/);
+    assert.ok(ok);
+    // The model list came from the server's /v1/models.
+    assert.equal(await app.run(`return document.querySelector('${editor} select[name="model"]').value;`), "mock-model");
+    await screenshot(app, "settings-provider.png");
+    await app.click(await app.find(`${editor} [data-save-provider]`));
+    await waitFor("the saved provider", () => app.find('[data-settings] [data-provider="mock"]'));
+    const config = readFileSync(join(home, "config.toml"), "utf8");
+    assert.match(config, /\[providers\.mock\]/);
+    assert.match(config, new RegExp(`base_url = "${mock.url}/v1"`));
+    // The policy check box answers as `bosun policy check` would.
+    const check = await app.find('[data-settings] [name="policy_command"]');
+    await app.type(check, "git push origin main");
+    await waitFor("the policy decision", () => app.find("[data-settings] [data-policy-check]"));
+    await screenshot(app, "settings.png");
+
+    // The New task form offers it, and a task runs with it.
+    await app.click(await app.find("[data-new-task-button]"));
+    await waitFor("the provider select", () => app.find('form[data-new-task] select[name="provider"]'));
+    assert.equal(await app.run("return document.querySelector('form[data-new-task] select[name=provider]').value;"), "mock");
+    const repoField = await app.find('form[data-new-task] [name="repo"]');
+    await app.clear(repoField);
+    await app.type(repoField, repo);
+    const prompt = await app.find('form[data-new-task] [name="prompt"]');
+    await app.type(prompt, "Look around");
+    await screenshot(app, "new-task-with-provider.png");
+    await app.type(prompt, "\uE009\uE007\uE000");
+    await waitFor("the completed status", () => app.find('[data-kind="finished"] [data-status="completed"]'), 60_000);
+    assert.match(await app.textOf('[data-role="assistant"]'), /Nothing to change here\./);
+  });
+
+  it("closing the window while a task waits for approval asks first, then stops it; it can be resumed", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun-mock-model", "bosun-sandbox");
+    if (!hasCommand("xwininfo") || !hasCommand("python3")) {
+      t.skip("needs xwininfo and python3 to send the window manager's close message");
+      return;
+    }
+    const home = join(work, "quit-home");
+    mkdirSync(home, { recursive: true });
+    const repo = fixtureRepo(join(work, "quitter"));
+    const mockDir = join(work, "mock-quit");
+    mkdirSync(mockDir, { recursive: true });
+    const mock = await startMockModel(mockDir, [
+      {
+        kind: "reply",
+        text: "I will create a.txt.",
+        tool_calls: [{ id: "call_q", name: "run_command", arguments: JSON.stringify({ command: "touch a.txt" }) }],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      },
+      { kind: "reply", text: "Resumed and done.", usage: { input_tokens: 100, output_tokens: 10 } },
+    ]);
+    t.after(() => mock.stop());
+
+    const open = async () => {
+      const driver = await startDriver({ env: { BOSUN_HOME: home } });
+      t.after(() => driver.stop());
+      const app = await openSession(driver.url, bin("bosun-app"));
+      t.after(() => app.close());
+      await waitFor("the app to load", () => app.find(".sidebar"));
+      return { app, driver };
+    };
+    let { app, driver } = await open();
+    await app.click(await waitFor("the New task button", () => app.find("[data-new-task-button]")));
+    const field = async (name) => waitFor(`the ${name} field`, () => app.find(`form[data-new-task] [name="${name}"]`));
+    const fill = async (name, text) => {
+      const el = await field(name);
+      await app.clear(el);
+      if (text) await app.type(el, text);
+    };
+    if (await app.find('form[data-new-task] [name="provider"]')) {
+      await app.run("const s = document.querySelector('form[data-new-task] [name=provider]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}));");
+    }
+    await fill("repo", repo);
+    await fill("base_url", `${mock.url}/v1`);
+    await fill("model", "mock-model");
+    await fill("api_key_env", "");
+    const prompt = await field("prompt");
+    await app.type(prompt, "Create a.txt");
+    await app.type(prompt, "\uE009\uE007\uE000");
+    await waitFor("the approval card", () => app.find("[data-approval-card]"));
+    const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
+
+    // Closing the window (as the title bar's close button: WM_DELETE_WINDOW) is held back: it asks.
+    const closeWindow = () => {
+      const tree = execFileSync("xwininfo", ["-root", "-tree"]).toString();
+      const id = /^\s*(0x[0-9a-f]+) "Bosun[^"]*":/m.exec(tree)?.[1];
+      assert.ok(id, `no Bosun window in:\n${tree}`);
+      execFileSync("python3", [join(repoRoot, "tests/e2e/wm-close.py"), id]);
+    };
+    closeWindow();
+    const dialog = await waitFor("the quit confirmation", () => app.find("[data-quit-confirm]")).catch(async (err) => {
+      await screenshot(app, "quit-no-dialog.png");
+      throw err;
+    });
+    assert.match(await app.text(dialog), /1 task is running: stop it and quit\?/);
+    await screenshot(app, "quit-confirm.png");
+    // Keep running: nothing stopped.
+    await app.click(await app.find("[data-stay]"));
+    assert.equal(await app.count("[data-quit-confirm]"), 0);
+    assert.ok(await app.find("[data-approval-card]"));
+    // Now stop and quit: the app exits and the task ends as interrupted in the journal.
+    closeWindow();
+    await app.click(await waitFor("the quit confirmation again", () => app.find("[data-quit-confirm] [data-quit]")));
+    await sleep(1500);
+    await app.close();
+    await driver.stop();
+
+    // Next time, the task shows as interrupted with a Resume button.
+    ({ app, driver } = await open());
+    await app.click(await waitFor("the task", () => app.find(`.sidebar [data-task-id="${taskId}"]`)));
+    await waitFor("the interrupted status", () => app.find('[data-kind="finished"] [data-status="interrupted"]'));
+    const resume = await waitFor("the Resume button", () => app.find("[data-follow-up] [data-resume]"));
+    await screenshot(app, "interrupted-resume.png");
+    await app.click(resume);
+    await waitFor("the resumed answer", async () =>
+      (await app.run("return [...document.querySelectorAll('[data-role=assistant]')].map(e => e.textContent);"))?.some((s) =>
+        s.includes("Resumed and done."),
+      ),
+    );
+    await waitFor("the completed status", () => app.find('[data-kind="finished"] [data-status="completed"]'), 60_000);
+    await screenshot(app, "resumed-completed.png");
   });
 });

@@ -34,7 +34,8 @@ function tauriDriverPath() {
  * Starts tauri-driver on 127.0.0.1:`port` with `env` (the app inherits it through WebKitWebDriver)
  * and waits until it answers. Returns `{ url, stop, log }`.
  */
-export async function startDriver({ port = 4444, env = {} } = {}) {
+// TAURI_DRIVER_PORT lets two runs share a machine (the next port is WebKitWebDriver's).
+export async function startDriver({ port = Number(process.env.TAURI_DRIVER_PORT ?? 4444), env = {} } = {}) {
   const child = spawn(tauriDriverPath(), ["--port", String(port), "--native-port", String(port + 1)], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

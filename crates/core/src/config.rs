@@ -18,35 +18,38 @@
 
 use crate::CoreError;
 use bosun_model::{ApiKind, ProviderConfig, RetryPolicy, Secret};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BosunConfig {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_provider: Option<String>,
+    /// The policy mode a new task starts in when none is chosen (`ask`, `auto-edit`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<String>,
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderEntry>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderEntry {
     pub api: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     pub model: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
     /// Retries after the first attempt (default 4).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retries: Option<u32>,
     /// First backoff delay in milliseconds (default 500); it doubles, with jitter.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_initial_delay_ms: Option<u64>,
 }
 
@@ -69,6 +72,59 @@ impl BosunConfig {
         };
         toml::from_str(&text)
             .map_err(|e| CoreError::Config(format!("{} is not valid: {e}", path.display())))
+    }
+
+    /// Writes the config to `home/config.toml` (through a temporary file, so a crash never leaves
+    /// half a file) and returns its path. Comments in an earlier file are not kept.
+    pub fn save(&self, home: &Path) -> Result<PathBuf, CoreError> {
+        let path = home.join("config.toml");
+        let text = toml::to_string_pretty(self)
+            .map_err(|e| CoreError::Config(format!("cannot write the config: {e}")))?;
+        std::fs::create_dir_all(home)
+            .map_err(|e| CoreError::Config(format!("cannot create {}: {e}", home.display())))?;
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| CoreError::Config(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    /// Adds the provider `name` to `home/config.toml`, or replaces it, and saves the file. The
+    /// first provider saved becomes the default. Returns the config as saved.
+    pub fn upsert_provider(
+        home: &Path,
+        name: &str,
+        entry: ProviderEntry,
+    ) -> Result<BosunConfig, CoreError> {
+        check_provider_name(name)?;
+        if entry.model.trim().is_empty() {
+            return Err(CoreError::Config(format!(
+                "provider {name}: choose a model"
+            )));
+        }
+        let mut config = Self::load(home)?;
+        config.providers.insert(name.to_string(), entry);
+        if config.default_provider.is_none() {
+            config.default_provider = Some(name.to_string());
+        }
+        config.save(home)?;
+        Ok(config)
+    }
+
+    /// Removes the provider `name` from `home/config.toml` (and as the default). Returns the
+    /// config as saved.
+    pub fn remove_provider(home: &Path, name: &str) -> Result<BosunConfig, CoreError> {
+        let mut config = Self::load(home)?;
+        if config.providers.remove(name).is_none() {
+            return Err(CoreError::Config(format!(
+                "no provider named {name:?} in config.toml"
+            )));
+        }
+        if config.default_provider.as_deref() == Some(name) {
+            config.default_provider = config.providers.keys().next().cloned();
+        }
+        config.save(home)?;
+        Ok(config)
     }
 
     /// The named provider, or the default one.
@@ -100,6 +156,22 @@ impl BosunConfig {
                 )))
             }
         }
+    }
+}
+
+/// A provider name is a TOML key and a keychain account: letters, digits, `-`, `_` and `.`.
+pub fn check_provider_name(name: &str) -> Result<(), CoreError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(CoreError::Config(format!(
+            "provider name {name:?}: use 1 to 64 letters, digits, '-', '_' or '.'"
+        )))
     }
 }
 
@@ -205,6 +277,32 @@ mod tests {
             .to_provider_config("c", &|_| None)
             .unwrap_err();
         assert!(err.to_string().contains("MY_KEY is not set"), "{err}");
+    }
+
+    #[test]
+    fn saved_providers_load_back_and_removing_the_default_picks_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = entry("openai-chat", Some("http://127.0.0.1:11434/v1"), None);
+        let claude = entry("anthropic", None, Some("ANTHROPIC_API_KEY"));
+        BosunConfig::upsert_provider(dir.path(), "local", local.clone()).unwrap();
+        BosunConfig::upsert_provider(dir.path(), "claude", claude.clone()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("config.toml")).unwrap();
+        assert!(text.contains("[providers.local]"), "{text}");
+        assert!(!text.contains("max_retries"), "{text}");
+        let cfg = BosunConfig::load(dir.path()).unwrap();
+        assert_eq!(cfg.default_provider.as_deref(), Some("local"));
+        assert_eq!(cfg.providers.get("local"), Some(&local));
+        assert_eq!(cfg.providers.get("claude"), Some(&claude));
+
+        let mut edited = local.clone();
+        edited.model = "qwen3".into();
+        BosunConfig::upsert_provider(dir.path(), "local", edited).unwrap();
+        let cfg = BosunConfig::remove_provider(dir.path(), "local").unwrap();
+        assert_eq!(cfg, BosunConfig::load(dir.path()).unwrap());
+        assert_eq!(cfg.default_provider.as_deref(), Some("claude"));
+        assert!(BosunConfig::remove_provider(dir.path(), "local").is_err());
+        let err = BosunConfig::upsert_provider(dir.path(), "a b]", local).unwrap_err();
+        assert!(err.to_string().contains("letters, digits"), "{err}");
     }
 
     #[test]

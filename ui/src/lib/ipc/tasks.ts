@@ -33,3 +33,19 @@ export function stopTask(taskId: string): Promise<void> {
 export function answerApproval(taskId: string, answer: ApprovalAnswer): Promise<void> {
   return call("answer_approval", { taskId, answer });
 }
+
+/** Sends a follow-up to a finished or stopped task, or (`message` null) resumes an interrupted one. */
+export function continueTask(taskId: string, message: string | null): Promise<string> {
+  return call("continue_task", { taskId, message });
+}
+
+/** A repository's local branches and the one checked out (src-tauri/src/branches.rs). */
+export interface RepoBranches {
+  current: string | null;
+  names: string[];
+}
+
+/** Lists the local branches of the repository at `repo`; rejects with `not_a_repo` for other folders. */
+export function listBranches(repo: string): Promise<RepoBranches> {
+  return call("list_branches", { repo });
+}

@@ -14,6 +14,8 @@ export class TaskList {
   owned: Owned = $state.raw({});
   /** True while the "New task" form is open. */
   composing = $state(false);
+  /** True while Settings is open (choosing a task closes it). */
+  settingsOpen = $state(false);
 
   readonly selected = $derived(this.tasks.find((t) => t.id === this.selectedId) ?? null);
   /** How many tasks wait for an approval. */
@@ -34,6 +36,7 @@ export class TaskList {
     this.selectedId = id;
     this.chosen = true;
     this.composing = false;
+    this.settingsOpen = false;
   }
 
   fail(error: IpcError) {

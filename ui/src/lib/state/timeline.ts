@@ -237,7 +237,8 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         next.usage.outputTokens += ev.output_tokens;
         next.usage.cachedInputTokens += ev.cached_input_tokens;
         next.usage.cacheWriteTokens += ev.cache_write_tokens;
-        next.usage.costUsd = ev.total_cost_usd;
+        // Summed per response: a continued task's `total_cost_usd` counts from its continuation.
+        next.usage.costUsd += ev.cost_usd;
         next.usage.priced = next.usage.priced && ev.priced;
         next.usage.responses += 1;
         break;
@@ -252,6 +253,11 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         break;
       case "error":
         next.items.push({ ...base, kind: "error", code: ev.code, message: ev.message });
+        break;
+      case "task_resumed":
+        // A follow-up or a resume: the task runs again in the same timeline.
+        next.status = "running";
+        next.finishedAt = null;
         break;
       case "task_finished":
         next.status = ev.status;

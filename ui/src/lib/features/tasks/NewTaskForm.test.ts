@@ -67,6 +67,38 @@ describe("the New task form", () => {
     expect(started).toEqual(["01task"]);
   });
 
+  it("starts a task with a provider saved in Settings by its name", async () => {
+    const calls: { cmd: string; args: unknown }[] = [];
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      return "01task";
+    });
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    const providers = [
+      { name: "local", api: "openai-chat" as const, base_url: "http://127.0.0.1:8080/v1", model: "qwen", api_key_env: null, key_in_keychain: false },
+      { name: "claude", api: "anthropic" as const, base_url: null, model: "claude-sonnet-4-5", api_key_env: null, key_in_keychain: true },
+    ];
+    app = mount(NewTaskForm, {
+      target,
+      props: { recentRepos: ["/work/acme"], onstarted: () => {}, oncancel: () => {}, providers, defaultProvider: "claude", defaultMode: "auto-edit" },
+    });
+    flushSync();
+    const select = target.querySelector<HTMLSelectElement>('[name="provider"]')!;
+    expect(select.value).toBe("claude");
+    expect(target.querySelector('[name="base_url"]')).toBeNull();
+    expect(target.querySelector<HTMLSelectElement>('[name="mode"]')!.value).toBe("auto-edit");
+    const prompt = target.querySelector("textarea")!;
+    prompt.value = "Fix it";
+    prompt.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    prompt.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    await settle();
+    const start = calls.find((c) => c.cmd === "start_task");
+    expect((start?.args as { request: { provider: unknown; mode: string } }).request.provider).toEqual({ name: "claude" });
+    expect((start?.args as { request: { mode: string } }).request.mode).toBe("auto-edit");
+  });
+
   it("says what is missing instead of starting", async () => {
     const { target, calls, set } = render();
     set("prompt", "Do it");

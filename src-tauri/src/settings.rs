@@ -1,0 +1,492 @@
+//! The Settings screen and the first-run setup: providers in `$BOSUN_HOME/config.toml` (keys in
+//! the keychain, see [`crate::secrets`]), default provider and mode, the user policy file with
+//! validation and a live `policy check`, and the disk used by worktrees.
+
+use crate::error::IpcError;
+use crate::probe::{self, Detected, PRESETS, Preset};
+use crate::secrets::{self, KeychainStatus};
+use bosun_core::{BosunConfig, PolicyFiles, ProviderEntry};
+use bosun_policy::{Layer, Mode, Policy};
+use bosun_protocol::ToolAction;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+fn config_error(message: impl Into<String>) -> IpcError {
+    IpcError::new("config", message)
+}
+
+/// A saved provider as the UI shows it: never its key, only where the key lives.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProviderView {
+    pub name: String,
+    pub api: String,
+    pub base_url: Option<String>,
+    pub model: String,
+    pub api_key_env: Option<String>,
+    /// The keychain holds a key for it.
+    pub key_in_keychain: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    pub home: String,
+    pub config_path: String,
+    pub providers: Vec<ProviderView>,
+    pub default_provider: Option<String>,
+    pub default_mode: Option<String>,
+    pub keychain: KeychainStatus,
+    pub presets: Vec<Preset>,
+}
+
+/// A provider as the editor sends it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProviderInput {
+    pub api: String,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    pub model: String,
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+}
+
+fn nonempty(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+pub fn settings(home: &Path, keychain: KeychainStatus) -> Result<Settings, IpcError> {
+    let config = BosunConfig::load(home).map_err(|e| config_error(e.to_string()))?;
+    let providers = config
+        .providers
+        .iter()
+        .map(|(name, p)| ProviderView {
+            name: name.clone(),
+            api: p.api.clone(),
+            base_url: p.base_url.clone(),
+            model: p.model.clone(),
+            api_key_env: p.api_key_env.clone(),
+            key_in_keychain: keychain.available
+                && p.api_key_env.is_none()
+                && secrets::read(name).is_some(),
+        })
+        .collect();
+    Ok(Settings {
+        home: home.display().to_string(),
+        config_path: home.join("config.toml").display().to_string(),
+        providers,
+        default_provider: config.default_provider,
+        default_mode: config.default_mode,
+        keychain,
+        presets: PRESETS.to_vec(),
+    })
+}
+
+/// Saves a provider (renaming it from `previous` if given). A non-empty `api_key` goes to the
+/// keychain, never to the file; with a key variable named, the keychain entry is dropped.
+pub fn save_provider(
+    home: &Path,
+    name: &str,
+    input: ProviderInput,
+    api_key: Option<String>,
+    previous: Option<String>,
+) -> Result<(), IpcError> {
+    let name = name.trim();
+    bosun_core::config::check_provider_name(name).map_err(|e| config_error(e.to_string()))?;
+    if input.api != "openai-chat" && input.api != "anthropic" {
+        return Err(config_error(format!(
+            "unknown api {:?}: use openai-chat or anthropic",
+            input.api
+        )));
+    }
+    let entry = ProviderEntry {
+        api: input.api,
+        base_url: nonempty(input.base_url),
+        model: input.model.trim().to_string(),
+        api_key_env: nonempty(input.api_key_env),
+        max_retries: None,
+        retry_initial_delay_ms: None,
+    };
+    let key = nonempty(api_key);
+    if let Some(key) = &key {
+        if entry.api_key_env.is_some() {
+            return Err(config_error(
+                "give either a key (kept in the keychain) or the name of a variable holding it, not both",
+            ));
+        }
+        secrets::store(name, key).map_err(config_error)?;
+    }
+    let uses_env = entry.api_key_env.is_some();
+    BosunConfig::upsert_provider(home, name, entry).map_err(|e| config_error(e.to_string()))?;
+    if uses_env {
+        secrets::forget(name);
+    }
+    if let Some(old) = previous.filter(|p| p != name) {
+        if key.is_none()
+            && let Some(old_key) = secrets::read(&old)
+        {
+            secrets::store(name, &old_key).map_err(config_error)?;
+        }
+        remove_provider(home, &old)?;
+    }
+    Ok(())
+}
+
+pub fn remove_provider(home: &Path, name: &str) -> Result<(), IpcError> {
+    BosunConfig::remove_provider(home, name).map_err(|e| config_error(e.to_string()))?;
+    secrets::forget(name);
+    Ok(())
+}
+
+pub fn set_defaults(
+    home: &Path,
+    default_provider: Option<String>,
+    default_mode: Option<String>,
+) -> Result<(), IpcError> {
+    let mut config = BosunConfig::load(home).map_err(|e| config_error(e.to_string()))?;
+    let default_provider = nonempty(default_provider);
+    if let Some(p) = &default_provider
+        && !config.providers.contains_key(p)
+    {
+        return Err(config_error(format!(
+            "no provider named {p:?} to make the default"
+        )));
+    }
+    let default_mode = nonempty(default_mode);
+    if let Some(m) = &default_mode {
+        m.parse::<Mode>().map_err(|e| config_error(e.to_string()))?;
+    }
+    config.default_provider = default_provider;
+    config.default_mode = default_mode;
+    config.save(home).map_err(|e| config_error(e.to_string()))?;
+    Ok(())
+}
+
+/// The key to test a connection with: the one typed, else the saved provider's keychain entry,
+/// else the named environment variable.
+pub fn key_for_test(
+    typed: Option<String>,
+    saved_as: Option<&str>,
+    api_key_env: Option<&str>,
+) -> Option<String> {
+    nonempty(typed)
+        .or_else(|| saved_as.and_then(secrets::read))
+        .or_else(|| {
+            api_key_env
+                .filter(|v| !v.trim().is_empty())
+                .and_then(|v| std::env::var(v.trim()).ok())
+        })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyText {
+    pub path: String,
+    pub text: String,
+    pub exists: bool,
+}
+
+pub fn read_policy(home: &Path) -> Result<PolicyText, IpcError> {
+    let path = home.join("policy.toml");
+    let (text, exists) = match std::fs::read_to_string(&path) {
+        Ok(t) => (t, true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
+        Err(e) => return Err(config_error(format!("cannot read {}: {e}", path.display()))),
+    };
+    Ok(PolicyText {
+        path: path.display().to_string(),
+        text,
+        exists,
+    })
+}
+
+/// The user policy with `text` as its file, on top of the built-in defaults.
+fn draft_policy(home: &Path, text: &str, mode: Option<Mode>) -> Result<Policy, IpcError> {
+    let source = home.join("policy.toml").display().to_string();
+    Policy::with_builtin(&[Layer::file(source, text)], mode)
+        .map_err(|e| IpcError::new("invalid_policy", e.to_string()))
+}
+
+/// Validates `text` and writes it as `$BOSUN_HOME/policy.toml`; an invalid text is refused with
+/// its `file:line: message`.
+pub fn save_policy(home: &Path, text: &str) -> Result<PathBuf, IpcError> {
+    draft_policy(home, text, None)?;
+    let path = home.join("policy.toml");
+    std::fs::create_dir_all(home)
+        .map_err(|e| config_error(format!("cannot create {}: {e}", home.display())))?;
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| config_error(format!("cannot write {}: {e}", path.display())))?;
+    // What a task will load: the saved file through the same loader.
+    PolicyFiles::new(home, &home.join("no-repository"), None, None)
+        .load()
+        .map_err(|e| IpcError::new("invalid_policy", e.to_string()))?;
+    Ok(path)
+}
+
+/// What `bosun policy check` prints, for a command under the draft policy text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyCheck {
+    pub decision: String,
+    pub rule: String,
+    pub source: String,
+    pub mode: String,
+    pub reason: String,
+}
+
+pub fn check_policy(
+    home: &Path,
+    text: &str,
+    command: &str,
+    mode: Option<String>,
+) -> Result<PolicyCheck, IpcError> {
+    let mode = nonempty(mode)
+        .map(|m| m.parse::<Mode>())
+        .transpose()
+        .map_err(|e| IpcError::new("bad_request", e.to_string()))?;
+    if command.trim().is_empty() {
+        return Err(IpcError::new("bad_request", "type a command to check"));
+    }
+    let policy = draft_policy(home, text, mode)?;
+    let d = policy.decide(&ToolAction::Command {
+        command: command.trim().to_string(),
+    });
+    Ok(PolicyCheck {
+        decision: d.decision.as_str().to_string(),
+        rule: d.rule,
+        source: d.source,
+        mode: d.mode.as_str().to_string(),
+        reason: d.reason,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataUsage {
+    pub home: String,
+    pub worktrees_path: String,
+    pub in_use_count: usize,
+    pub in_use_bytes: u64,
+    pub idle_count: usize,
+    pub idle_bytes: u64,
+}
+
+pub fn data_usage(home: &Path) -> Result<DataUsage, IpcError> {
+    let u = bosun_workspace::worktree_disk_usage(home)
+        .map_err(|e| IpcError::new("disk", e.to_string()))?;
+    Ok(DataUsage {
+        home: home.display().to_string(),
+        worktrees_path: home.join("worktrees").display().to_string(),
+        in_use_count: u.in_use_count,
+        in_use_bytes: u.in_use_bytes,
+        idle_count: u.idle_count,
+        idle_bytes: u.idle_bytes,
+    })
+}
+
+/// Local servers answering on their default ports.
+pub async fn detect_servers() -> Vec<Detected> {
+    probe::detect().await
+}
+
+/// The commands of the Settings screen and the setup screen: each is one call to the above.
+pub mod ipc {
+    use super::*;
+
+    fn home() -> PathBuf {
+        bosun_store::bosun_home()
+    }
+
+    #[tauri::command(async)]
+    pub fn get_settings() -> Result<Settings, IpcError> {
+        settings(&home(), secrets::status())
+    }
+
+    #[tauri::command(async)]
+    pub fn save_provider(
+        name: String,
+        provider: ProviderInput,
+        api_key: Option<String>,
+        previous: Option<String>,
+    ) -> Result<Settings, IpcError> {
+        super::save_provider(&home(), &name, provider, api_key, previous)?;
+        get_settings()
+    }
+
+    #[tauri::command(async)]
+    pub fn remove_provider(name: String) -> Result<Settings, IpcError> {
+        super::remove_provider(&home(), &name)?;
+        get_settings()
+    }
+
+    #[tauri::command(async)]
+    pub fn set_defaults(
+        default_provider: Option<String>,
+        default_mode: Option<String>,
+    ) -> Result<Settings, IpcError> {
+        super::set_defaults(&home(), default_provider, default_mode)?;
+        get_settings()
+    }
+
+    /// Lists the provider's models, which tests the address and the key.
+    #[tauri::command]
+    pub async fn test_provider(
+        provider: ProviderInput,
+        api_key: Option<String>,
+        saved_as: Option<String>,
+    ) -> Result<Vec<String>, IpcError> {
+        let base_url = nonempty(provider.base_url).unwrap_or_else(|| {
+            if provider.api == "anthropic" {
+                bosun_core::config::ANTHROPIC_BASE_URL.to_string()
+            } else {
+                bosun_core::config::OPENAI_BASE_URL.to_string()
+            }
+        });
+        let key = key_for_test(
+            api_key,
+            saved_as.as_deref(),
+            provider.api_key_env.as_deref(),
+        );
+        probe::list_models(
+            &provider.api,
+            &base_url,
+            key.as_deref(),
+            probe::TEST_TIMEOUT,
+        )
+        .await
+        .map_err(|m| IpcError::new("connection", m))
+    }
+
+    #[tauri::command]
+    pub async fn detect_servers() -> Result<Vec<Detected>, IpcError> {
+        Ok(super::detect_servers().await)
+    }
+
+    #[tauri::command(async)]
+    pub fn read_policy() -> Result<PolicyText, IpcError> {
+        super::read_policy(&home())
+    }
+
+    #[tauri::command(async)]
+    pub fn save_policy(text: String) -> Result<PolicyText, IpcError> {
+        super::save_policy(&home(), &text)?;
+        super::read_policy(&home())
+    }
+
+    #[tauri::command(async)]
+    pub fn check_policy(
+        text: String,
+        command: String,
+        mode: Option<String>,
+    ) -> Result<PolicyCheck, IpcError> {
+        super::check_policy(&home(), &text, &command, mode)
+    }
+
+    #[tauri::command(async)]
+    pub fn data_usage() -> Result<DataUsage, IpcError> {
+        super::data_usage(&home())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_policy_check_explains_the_decision_with_the_drafts_rule_and_line() {
+        let home = tempfile::tempdir().unwrap();
+        let text = "[commands]\nallow = [\"make test\"]\ndeny = [\"curl *\"]\n";
+        let check = check_policy(home.path(), text, "curl https://example.com", None).unwrap();
+        assert_eq!(check.decision, "deny");
+        assert!(check.rule.contains("curl"), "{check:?}");
+        let source = home.path().join("policy.toml").display().to_string();
+        assert_eq!(check.source, format!("{source}:3"));
+        let check = check_policy(home.path(), text, "make test", None).unwrap();
+        assert_eq!(
+            (check.decision.as_str(), check.mode.as_str()),
+            ("allow", "ask")
+        );
+        let check = check_policy(home.path(), text, "make test", Some("read-only".into())).unwrap();
+        assert_eq!(check.mode, "read-only");
+    }
+
+    #[test]
+    fn an_invalid_policy_is_refused_with_file_and_line_and_not_written() {
+        let home = tempfile::tempdir().unwrap();
+        let err = save_policy(home.path(), "[commands]\nallow = \"not a list\"\n").unwrap_err();
+        assert_eq!(err.code, "invalid_policy");
+        assert!(err.message.contains("policy.toml:"), "{}", err.message);
+        assert!(!home.path().join("policy.toml").exists());
+        let err = check_policy(home.path(), "mode = \"loose\"\n", "ls", None).unwrap_err();
+        assert_eq!(err.code, "invalid_policy");
+
+        save_policy(home.path(), "[commands]\nallow = [\"cargo test\"]\n").unwrap();
+        let saved = read_policy(home.path()).unwrap();
+        assert!(saved.exists && saved.text.contains("cargo test"));
+    }
+
+    #[test]
+    fn providers_saved_with_a_key_variable_round_trip_through_config_toml() {
+        let home = tempfile::tempdir().unwrap();
+        let input = ProviderInput {
+            api: "openai-chat".into(),
+            base_url: Some(" http://127.0.0.1:8080/v1 ".into()),
+            model: "qwen".into(),
+            api_key_env: Some("LOCAL_KEY".into()),
+        };
+        save_provider(
+            home.path(),
+            "bosun-test-local-7f3a",
+            input.clone(),
+            None,
+            None,
+        )
+        .unwrap();
+        save_provider(
+            home.path(),
+            "bosun-test-llama-7f3a",
+            input,
+            None,
+            Some("bosun-test-local-7f3a".into()),
+        )
+        .unwrap();
+        let unavailable = KeychainStatus {
+            available: false,
+            message: String::new(),
+        };
+        let s = settings(home.path(), unavailable).unwrap();
+        assert_eq!(
+            s.providers,
+            vec![ProviderView {
+                name: "bosun-test-llama-7f3a".into(),
+                api: "openai-chat".into(),
+                base_url: Some("http://127.0.0.1:8080/v1".into()),
+                model: "qwen".into(),
+                api_key_env: Some("LOCAL_KEY".into()),
+                key_in_keychain: false,
+            }]
+        );
+        assert_eq!(s.default_provider.as_deref(), Some("bosun-test-llama-7f3a"));
+        set_defaults(
+            home.path(),
+            Some("bosun-test-llama-7f3a".into()),
+            Some("auto-edit".into()),
+        )
+        .unwrap();
+        assert!(set_defaults(home.path(), None, Some("yolo".into())).is_err());
+        let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
+        assert!(text.contains("default_mode = \"auto-edit\""), "{text}");
+        remove_provider(home.path(), "bosun-test-llama-7f3a").unwrap();
+        assert!(
+            settings(
+                home.path(),
+                KeychainStatus {
+                    available: false,
+                    message: String::new()
+                }
+            )
+            .unwrap()
+            .providers
+            .is_empty()
+        );
+    }
+}

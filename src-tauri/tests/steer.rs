@@ -1,0 +1,163 @@
+//! Steering through the app's engine: a follow-up to a completed task and a resume of a stopped
+//! one, on a real repository and journal against the scripted mock model, as the task view's
+//! message box and Resume button do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bosun_app::engine::{Engine, LaunchRequest, ProviderChoice};
+use bosun_policy::Mode;
+use bosun_protocol::{EventMsg, ResumeKind, TaskId, TaskStatus};
+use bosun_store::Store;
+use bosun_testkit::{MockModelServer, MockReply, fixture_repo};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn request(repo: &std::path::Path, mock: &MockModelServer) -> LaunchRequest {
+    LaunchRequest {
+        repo: repo.display().to_string(),
+        prompt: "Say hello".into(),
+        base: None,
+        provider: ProviderChoice::Inline {
+            api: "openai-chat".into(),
+            base_url: Some(format!("{}/v1", mock.url())),
+            model: "mock-model".into(),
+            api_key_env: None,
+        },
+        mode: Some(Mode::Ask),
+        max_steps: None,
+        max_cost_usd: None,
+    }
+}
+
+/// Waits for the task's `n`th `task_finished` event and returns its status.
+async fn finished(reader: &Store, task: &TaskId, n: usize) -> TaskStatus {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let events = reader.events(task, 0, 10_000).unwrap();
+        let ends: Vec<_> = events
+            .iter()
+            .filter_map(|e| match &e.msg {
+                EventMsg::TaskFinished(f) => Some(f.status),
+                _ => None,
+            })
+            .collect();
+        if let Some(status) = ends.get(n - 1) {
+            return *status;
+        }
+        assert!(Instant::now() < deadline, "timed out: {events:#?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn idle(engine: &Engine) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !engine.running().is_empty() {
+        assert!(Instant::now() < deadline, "the task stayed in the engine");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_continues_a_completed_task_with_its_conversation_and_a_resume_restarts_a_stopped_one()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = fixture_repo(&dir.path().join("repo")).unwrap();
+    let db = home.join("bosun.db");
+    let engine = Arc::new(Engine::new(
+        home,
+        Arc::new(Store::open(&db).unwrap()),
+        false,
+    ));
+    let reader = Store::open(&db).unwrap();
+    let mock = MockModelServer::start(vec![MockReply::text("Hello!")])
+        .await
+        .unwrap();
+
+    let task = engine.start(request(&repo, &mock)).await.unwrap();
+    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Completed);
+    idle(&engine).await;
+
+    // A follow-up: the same task runs again in the app, and the model sees the whole conversation.
+    mock.push(MockReply::text("Bonjour!"));
+    let again = engine
+        .continue_task(task.clone(), Some("Now in French".into()))
+        .await
+        .unwrap();
+    assert_eq!(again, task);
+    assert_eq!(finished(&reader, &task, 2).await, TaskStatus::Completed);
+    let bodies: Vec<String> = mock
+        .model_requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    for said in ["Say hello", "Hello!", "Now in French"] {
+        assert!(bodies[1].contains(said), "{said:?} missing: {}", bodies[1]);
+    }
+    idle(&engine).await;
+    assert_eq!(reader.task(&task).unwrap().status, TaskStatus::Completed);
+
+    // Stopped while it waits for an approval, then resumed: it runs again and completes.
+    mock.push(MockReply::tool_call(
+        "call_a",
+        "run_command",
+        r#"{"command":"touch a.txt"}"#,
+    ));
+    engine
+        .continue_task(task.clone(), Some("Make a.txt".into()))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !engine.running().iter().any(|(_, waiting)| *waiting > 0) {
+        assert!(Instant::now() < deadline, "no approval was asked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    engine.stop(&task).unwrap();
+    assert_eq!(finished(&reader, &task, 3).await, TaskStatus::Interrupted);
+    idle(&engine).await;
+
+    mock.push(MockReply::text("Picked up where I stopped."));
+    engine.continue_task(task.clone(), None).await.unwrap();
+    assert_eq!(finished(&reader, &task, 4).await, TaskStatus::Completed);
+    let resumed: Vec<ResumeKind> = reader
+        .events(&task, 0, 10_000)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.msg {
+            EventMsg::TaskResumed(r) => Some(r.kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        resumed,
+        [
+            ResumeKind::FollowUp,
+            ResumeKind::FollowUp,
+            ResumeKind::Resume
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_follow_up_or_an_unknown_task_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let engine = Arc::new(Engine::new(
+        home.clone(),
+        Arc::new(Store::open(&home.join("bosun.db")).unwrap()),
+        false,
+    ));
+    let err = engine
+        .continue_task(TaskId("t-missing".into()), Some("  ".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "bad_request");
+    let err = engine
+        .continue_task(TaskId("t-missing".into()), Some("go on".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "not_found", "{err}");
+    assert!(engine.running().is_empty());
+}

@@ -1,0 +1,12 @@
+import { invoke } from "@tauri-apps/api/core";
+
+/**
+ * Opens the system's folder picker (tauri-plugin-dialog, `dialog:allow-open` only); resolves
+ * with the chosen folder, or null when the user cancels.
+ */
+export async function pickFolder(title: string, defaultPath?: string): Promise<string | null> {
+  const options: Record<string, unknown> = { directory: true, multiple: false, title };
+  if (defaultPath) options.defaultPath = defaultPath;
+  const picked = await invoke<string | string[] | null>("plugin:dialog|open", { options });
+  return Array.isArray(picked) ? (picked[0] ?? null) : picked;
+}

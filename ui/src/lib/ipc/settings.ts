@@ -1,0 +1,100 @@
+import { call } from "./journal";
+
+/** Where a provider's key can be kept (src-tauri/src/secrets.rs `KeychainStatus`). */
+export interface KeychainStatus {
+  available: boolean;
+  message: string;
+}
+
+/** A known OpenAI-compatible server (src-tauri/src/probe.rs `Preset`). */
+export interface Preset {
+  id: string;
+  label: string;
+  base_url: string;
+  local: boolean;
+}
+
+export type Api = "openai-chat" | "anthropic";
+
+/** A saved provider: never its key, only where the key lives. */
+export interface ProviderView {
+  name: string;
+  api: Api;
+  base_url: string | null;
+  model: string;
+  api_key_env: string | null;
+  key_in_keychain: boolean;
+}
+
+export interface Settings {
+  home: string;
+  config_path: string;
+  providers: ProviderView[];
+  default_provider: string | null;
+  default_mode: string | null;
+  keychain: KeychainStatus;
+  presets: Preset[];
+}
+
+/** A provider as the editor sends it. */
+export interface ProviderInput {
+  api: Api;
+  base_url?: string;
+  model: string;
+  api_key_env?: string;
+}
+
+export interface Detected {
+  preset: string;
+  label: string;
+  base_url: string;
+  models: string[];
+}
+
+export interface PolicyText {
+  path: string;
+  text: string;
+  exists: boolean;
+}
+
+export interface PolicyCheck {
+  decision: "allow" | "ask" | "deny";
+  rule: string;
+  source: string;
+  mode: string;
+  reason: string;
+}
+
+export interface DataUsage {
+  home: string;
+  worktrees_path: string;
+  in_use_count: number;
+  in_use_bytes: number;
+  idle_count: number;
+  idle_bytes: number;
+}
+
+export const getSettings = (): Promise<Settings> => call("get_settings");
+
+/** Saves a provider; a key goes to the keychain, never to a file. `previous` renames. */
+export const saveProvider = (name: string, provider: ProviderInput, apiKey?: string, previous?: string): Promise<Settings> =>
+  call("save_provider", { name, provider, apiKey: apiKey || null, previous: previous ?? null });
+
+export const removeProvider = (name: string): Promise<Settings> => call("remove_provider", { name });
+
+export const setDefaults = (defaultProvider: string | null, defaultMode: string | null): Promise<Settings> =>
+  call("set_defaults", { defaultProvider, defaultMode });
+
+/** Lists the provider's models, which tests its address and key. */
+export const testProvider = (provider: ProviderInput, apiKey?: string, savedAs?: string): Promise<string[]> =>
+  call("test_provider", { provider, apiKey: apiKey || null, savedAs: savedAs ?? null });
+
+/** Local servers answering on their default ports (127.0.0.1 only). */
+export const detectServers = (): Promise<Detected[]> => call("detect_servers");
+
+export const readPolicy = (): Promise<PolicyText> => call("read_policy");
+export const savePolicy = (text: string): Promise<PolicyText> => call("save_policy", { text });
+export const checkPolicy = (text: string, command: string, mode?: string): Promise<PolicyCheck> =>
+  call("check_policy", { text, command, mode: mode || null });
+
+export const dataUsage = (): Promise<DataUsage> => call("data_usage");
