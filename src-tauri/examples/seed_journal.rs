@@ -124,6 +124,8 @@ fn start<'a>(
         api: "anthropic".into(),
         base_url: "https://api.anthropic.com".into(),
         api_key_env: Some("ANTHROPIC_API_KEY".into()),
+        mode: None,
+        max_cost_usd: None,
     }))?;
     w.emit(EventMsg::UserMessage(UserMessage {
         text: prompt.into(),

@@ -23,6 +23,15 @@ impl Budget {
         }
     }
 
+    /// Starts the task's totals at what it already cost (a continued task), so the cost limit
+    /// covers the whole task and the running total does not restart.
+    pub fn with_spent(mut self, usd: f64) -> Self {
+        if usd.is_finite() && usd > 0.0 {
+            self.total_cost_usd = usd;
+        }
+        self
+    }
+
     /// Counts one model request; false when the step limit was already reached.
     pub fn take_step(&mut self) -> bool {
         if self.steps >= self.max_steps {

@@ -26,9 +26,12 @@ pub struct ContinueSpec {
     /// The follow-up; `None` resumes an interrupted task where it stopped.
     pub message: Option<String>,
     pub provider: ProviderConfig,
+    /// Model requests allowed for this continuation.
     pub max_steps: u32,
+    /// `None`: the limit the task was started with (it covers the whole task's cost).
     pub max_cost_usd: Option<f64>,
     pub policy_file: Option<PathBuf>,
+    /// `None`: the mode the task was started with.
     pub mode: Option<Mode>,
     pub sandbox: bool,
     pub env_remove: Vec<String>,
@@ -138,6 +141,19 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         )));
     }
     let events = all_events(&store, &row.id)?;
+    // What the task was started with carries over unless this continuation says otherwise.
+    let started = events.iter().find_map(|e| match &e.msg {
+        EventMsg::TaskStarted(t) => Some(t.clone()),
+        _ => None,
+    });
+    let recorded_mode = started
+        .as_ref()
+        .and_then(|t| t.mode.as_deref())
+        .and_then(|m| m.parse::<Mode>().ok());
+    let mode = spec.mode.or(recorded_mode);
+    let max_cost_usd = spec
+        .max_cost_usd
+        .or(started.as_ref().and_then(|t| t.max_cost_usd));
     let mut messages = rebuild_conversation(&events);
     let client = bosun_model::client(spec.provider.clone())?;
     let prices = load_prices(&spec.home)?;
@@ -159,7 +175,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         &spec.home,
         &worktree.repo_root,
         spec.policy_file.clone(),
-        spec.mode,
+        mode,
     );
     let policy = policy_files.load()?;
     let pid = std::process::id();
@@ -222,7 +238,8 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         client,
         prices,
         max_steps: spec.max_steps,
-        max_cost_usd: spec.max_cost_usd,
+        max_cost_usd,
+        spent_usd: row.cost_usd,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
     }

@@ -150,6 +150,8 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         api: spec.provider.api.as_str().to_string(),
         base_url: spec.provider.base_url.clone(),
         api_key_env: spec.api_key_env.clone(),
+        mode: spec.mode.map(|m| m.as_str().to_string()),
+        max_cost_usd: spec.max_cost_usd,
     }))?;
     emitter.emit(EventMsg::UserMessage(UserMessage {
         text: spec.prompt.clone(),
@@ -168,6 +170,7 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         prices,
         max_steps: spec.max_steps,
         max_cost_usd: spec.max_cost_usd,
+        spent_usd: 0.0,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
     };
@@ -188,6 +191,8 @@ pub(crate) struct Launch {
     pub prices: PriceTable,
     pub max_steps: u32,
     pub max_cost_usd: Option<f64>,
+    /// What the task already cost (a continued task): counted against `max_cost_usd`.
+    pub spent_usd: f64,
     pub sandbox: bool,
     pub env_remove: Vec<String>,
 }
@@ -208,6 +213,7 @@ impl Launch {
             prices,
             max_steps,
             max_cost_usd,
+            spent_usd,
             sandbox,
             env_remove,
         } = self;
@@ -252,7 +258,7 @@ impl Launch {
             policy_files,
             gate,
             sandboxing,
-            budget: Budget::new(prices, max_steps, max_cost_usd),
+            budget: Budget::new(prices, max_steps, max_cost_usd).with_spent(spent_usd),
             redaction,
             emitter,
             cancel,

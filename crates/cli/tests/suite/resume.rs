@@ -184,5 +184,72 @@ fn a_killed_task_resumes_from_its_last_checkpoint() {
     );
     let tasks = env.json(&["tasks", "--json"]);
     assert_eq!(tasks[0]["status"], "completed");
-    let _ = TaskStatus::Completed;
+}
+
+#[test]
+fn the_cost_limit_covers_the_whole_task_across_a_follow_up() {
+    let env = Env::new();
+    let pricey = |reply: bosun_testkit::MockReply| match reply {
+        bosun_testkit::MockReply::Reply {
+            text,
+            tool_calls,
+            chunk_delay_ms,
+            cut_after_events,
+            ..
+        } => bosun_testkit::MockReply::Reply {
+            text,
+            tool_calls,
+            usage: usage(100_000, 0),
+            chunk_delay_ms,
+            cut_after_events,
+        },
+        other => other,
+    };
+    // gpt-4o: $2.50 per million input tokens, so each response costs $0.25.
+    let server = MockModelServer::start_blocking(vec![pricey(text("first answer"))]).unwrap();
+    let base = format!("{}/v1", server.url());
+    let first = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "one",
+        "--api",
+        "openai-chat",
+        "--base-url",
+        &base,
+        "--model",
+        "gpt-4o",
+        "--max-cost-usd",
+        "0.4",
+    ]);
+    assert_eq!(first.code(), Some(0), "{}", first.stderr());
+    server.push(pricey(text("second answer")));
+    let out = env
+        .bosun()
+        .args(["continue", &first.task_id(), "--prompt", "two", "--json"])
+        .output()
+        .unwrap();
+    let events = parse_events(&out.stdout);
+    let usage_total = events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Usage(u) => Some(u.total_cost_usd),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        (usage_total - 0.5).abs() < 1e-9,
+        "the running total continues: {usage_total}"
+    );
+    let finished = events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::TaskFinished(f) => Some(f.status),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(finished, TaskStatus::BudgetExceeded);
+    assert_eq!(out.status.code(), Some(3));
 }
