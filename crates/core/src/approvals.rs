@@ -39,6 +39,7 @@ pub struct AskRequest<'a> {
     pub rule: String,
     pub source: String,
     pub suggestions: Vec<String>,
+    pub preview: Option<String>,
 }
 
 #[derive(Default)]
@@ -103,6 +104,7 @@ impl ApprovalGate {
             rule: req.rule,
             source: req.source,
             suggestions: req.suggestions.clone(),
+            preview: req.preview.clone(),
         }))?;
         let answer = tokio::select! {
             biased;

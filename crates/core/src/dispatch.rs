@@ -236,6 +236,7 @@ pub async fn dispatch(
                 rule: decision.rule.clone(),
                 source: decision.source.clone(),
                 suggestions,
+                preview: crate::preview::edit_preview(&env.worktree, &call.name, &args),
             };
             match env.gate.ask(request, emitter, env.cancel).await? {
                 Approval::Approved => {}

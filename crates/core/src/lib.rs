@@ -14,6 +14,7 @@ mod dispatch;
 mod emitter;
 mod error;
 mod policy_files;
+mod preview;
 mod redaction;
 mod resume;
 mod sandboxing;

@@ -19,6 +19,10 @@ pub struct ApprovalRequested {
     pub source: String,
     /// General rules the user may choose to allow from now on, most general first.
     pub suggestions: Vec<String>,
+    /// For an edit: the unified diff of what it would change (capped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub preview: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

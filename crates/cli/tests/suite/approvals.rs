@@ -264,3 +264,32 @@ fn a_denied_command_never_asks_and_yes_does_not_override_it() {
         "{why}"
     );
 }
+
+#[test]
+fn an_edit_that_asks_shows_the_diff_it_would_make() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "e",
+            "edit_file",
+            json!({"path": "README.md", "old_string": "# demo", "new_string": "# renamed"}),
+        )]),
+        text("done"),
+    ])
+    .unwrap();
+    let mut preview = None;
+    let run = run_answering(&env, &server, "rename", &[], |req| {
+        preview = req.preview.clone();
+        json!({"approval_id": req.approval_id, "decision": "approve_once"})
+    });
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let preview = preview.expect("an edit approval carries a preview");
+    assert!(
+        preview.contains("--- a/README.md") && preview.contains("+++ b/README.md"),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("-# demo\n") && preview.contains("+# renamed\n"),
+        "{preview}"
+    );
+}
