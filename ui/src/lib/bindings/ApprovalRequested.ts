@@ -25,4 +25,8 @@ source: string,
 /**
  * General rules the user may choose to allow from now on, most general first.
  */
-suggestions: Array<string>, };
+suggestions: Array<string>, 
+/**
+ * For an edit: the unified diff of what it would change (capped).
+ */
+preview?: string, };

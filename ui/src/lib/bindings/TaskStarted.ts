@@ -17,4 +17,12 @@ worktree: string, prompt: string, provider: string, model: string,
  * The wire format (`openai-chat` | `anthropic`) and server, so a follow-up can reach the same
  * model; the key is never recorded, only the name of the variable holding it.
  */
-api: string, base_url: string, api_key_env?: string, };
+api: string, base_url: string, api_key_env?: string, 
+/**
+ * The policy mode the task was started with (`--mode`), when one was given.
+ */
+mode?: string, 
+/**
+ * The task's cost limit in US dollars; it covers follow-ups too.
+ */
+max_cost_usd?: number, };

@@ -58,6 +58,21 @@ describe("the approval card", () => {
     expect(card.textContent).toContain("Would change");
   });
 
+  it("shows the diff an edit would make, added and removed lines marked", () => {
+    const preview = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# demo\n+# renamed\n";
+    const { card } = render({ ...request, tool: "edit_file", action: { kind: "write", paths: ["README.md"] }, preview });
+    const lines = [...card.querySelectorAll("[data-preview] span")].map((l) => [(l as HTMLElement).dataset.line, l.textContent?.trim()]);
+    expect(lines).toContainEqual(["del", "-# demo"]);
+    expect(lines).toContainEqual(["add", "+# renamed"]);
+    expect(lines).toContainEqual(["hunk", "@@ -1 +1 @@"]);
+    expect(lines).toContainEqual(["ctx", "--- a/README.md"]);
+  });
+
+  it("shows no diff for a command", () => {
+    const { card } = render();
+    expect(card.querySelector("[data-preview]")).toBeNull();
+  });
+
   it("answers with y, t and n when no text field has focus", () => {
     const { answers } = render();
     press("y");

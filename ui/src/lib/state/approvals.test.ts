@@ -61,3 +61,55 @@ describe("pending approvals", () => {
     expect(pendingApprovals(events)).toEqual([]);
   });
 });
+
+describe("a tool call whose task stopped while it waited for approval", () => {
+  const waiting = [ev(1, begin("c1", "make deploy")), ev(2, asked("ap1", "c1", "make deploy"))];
+  const tool = (t: ReturnType<typeof emptyTimeline>) => {
+    const item = t.items.find((i) => i.kind === "tool");
+    if (item?.kind !== "tool") throw new Error("no tool card");
+    return item;
+  };
+
+  it("waits while nothing has happened", () => {
+    const t = applyEvents(emptyTimeline(), waiting);
+    expect(tool(t).status).toBe("running");
+    expect(tool(t).approval).toMatchObject({ decision: null, unanswered: false });
+  });
+
+  it("shows the call as not run, unanswered, once its tool_call_end arrives", () => {
+    const t = applyEvents(emptyTimeline(), [
+      ...waiting,
+      ev(3, {
+        type: "tool_call_end",
+        call_id: "c1",
+        status: "denied",
+        error: "not run: the task was stopped while waiting for approval",
+        output: "",
+        duration_ms: 0,
+      }),
+    ]);
+    expect(tool(t).status).toBe("denied");
+    expect(tool(t).error).toContain("not run");
+    expect(tool(t).approval).toMatchObject({ decision: null, unanswered: true });
+    expect(t.pending).toEqual([]);
+  });
+
+  it("shows the call as interrupted and unanswered when the task finished without ending it", () => {
+    const t = applyEvents(emptyTimeline(), [
+      ...waiting,
+      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped" }),
+    ]);
+    expect(tool(t).status).toBe("interrupted");
+    expect(tool(t).approval).toMatchObject({ decision: null, unanswered: true });
+  });
+
+  it("keeps an answered approval as answered when the call ends", () => {
+    const t = applyEvents(emptyTimeline(), [
+      ...waiting,
+      ev(3, { type: "approval_resolved", approval_id: "ap1", call_id: "c1", decision: "deny", note: "no", by: "app" }),
+      ev(4, { type: "tool_call_end", call_id: "c1", status: "denied", error: "the user denied this: no", output: "", duration_ms: 0 }),
+      ev(5, { type: "task_finished", status: "completed", summary: "done" }),
+    ]);
+    expect(tool(t).approval).toMatchObject({ decision: "deny", unanswered: false });
+  });
+});

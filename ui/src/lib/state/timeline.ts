@@ -22,7 +22,8 @@ export type TimelineItem =
       tool: string;
       args: unknown;
       recovered: boolean;
-      status: "running" | ToolCallStatus;
+      /** `interrupted` when the task finished before the call ended (a stop or a crash). */
+      status: "running" | "interrupted" | ToolCallStatus;
       exitCode: number | null;
       error: string | null;
       durationMs: number | null;
@@ -33,7 +34,6 @@ export type TimelineItem =
       approval: Approval | null;
     })
   | (Entry & { kind: "checkpoint"; checkpoint: number; commit: string; files: string[] })
-  | (Entry & { kind: "plan"; items: PlanItem[] })
   | (Entry & { kind: "retry"; attempt: number; maxAttempts: number; reason: string })
   | (Entry & { kind: "error"; code: string; message: string })
   | (Entry & { kind: "warning"; code: string; message: string })
@@ -47,8 +47,10 @@ export interface Approval {
   reason: string;
   rule: string;
   source: string;
-  /** `null` while waiting for an answer. */
+  /** `null` while waiting for an answer, and when nobody answered (see `unanswered`). */
   decision: ApprovalDecision | null;
+  /** True when the call ended or the task finished before anyone answered (e.g. the task was stopped). */
+  unanswered: boolean;
   by: string | null;
   note: string | null;
 }
@@ -171,6 +173,10 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         }));
         break;
       case "tool_call_end":
+        // A call that ended (denied, or not run because the task stopped) waits for no answer.
+        if (next.pending.some((p) => p.call_id === ev.call_id)) {
+          next.pending = next.pending.filter((p) => p.call_id !== ev.call_id);
+        }
         updateTool(ev.call_id, (item) => ({
           ...item,
           status: ev.status,
@@ -178,6 +184,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           error: ev.error ?? null,
           durationMs: ev.duration_ms,
           output: item.streamed ? item.output : terminalFrom(ev.output),
+          approval: settle(item.approval),
         }));
         break;
       case "approval_requested":
@@ -198,7 +205,15 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         }
         updateTool(ev.call_id, (item) => ({
           ...item,
-          approval: { reason: ev.reason, rule: ev.rule, source: ev.source, decision: null, by: null, note: null },
+          approval: {
+            reason: ev.reason,
+            rule: ev.rule,
+            source: ev.source,
+            decision: null,
+            by: null,
+            note: null,
+            unanswered: false,
+          },
         }));
         break;
       case "approval_resolved":
@@ -207,6 +222,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           ...item,
           approval: {
             ...(item.approval ?? { reason: "", rule: ev.rule ?? "", source: "" }),
+            unanswered: false,
             decision: ev.decision,
             by: ev.by,
             note: ev.note ?? null,
@@ -220,8 +236,8 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         next.items.push({ ...base, kind: "redacted", count: ev.count, kinds: ev.kinds, place: ev.place });
         break;
       case "plan_updated":
+        // Only the latest plan is shown (pinned above the timeline), so it is not a timeline item.
         next.plan = ev.items;
-        next.items.push({ ...base, kind: "plan", items: ev.items });
         break;
       case "checkpoint_created":
         next.items.push({
@@ -266,12 +282,24 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         for (let i = 0; i < next.items.length; i++) {
           const item = next.items[i];
           if (item.kind === "assistant" && item.streaming) next.items[i] = { ...item, streaming: false };
+          if (item.kind === "tool" && (item.status === "running" || item.approval?.decision === null)) {
+            next.items[i] = {
+              ...item,
+              status: item.status === "running" ? "interrupted" : item.status,
+              approval: settle(item.approval),
+            };
+          }
         }
         next.items.push({ ...base, kind: "finished", status: ev.status, summary: ev.summary });
         break;
     }
   }
   return next;
+}
+
+/** An approval still waiting when its call ended or its task finished: nobody will answer it now. */
+function settle(approval: Approval | null): Approval | null {
+  return approval && approval.decision === null ? { ...approval, unanswered: true } : approval;
 }
 
 /** A one-line description of a tool call's arguments, as a developer would write it. */

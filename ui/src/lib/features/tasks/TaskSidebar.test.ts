@@ -1,0 +1,93 @@
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TaskRow } from "../../bindings/TaskRow";
+import { displayOrder, groupByRepo, neighbour } from "../../state/repoGroups";
+import { TaskList } from "../../state/taskList.svelte";
+import TaskSidebar from "./TaskSidebar.svelte";
+
+const row = (id: string, repo: string, minute: number): TaskRow => ({
+  id,
+  repo,
+  prompt: `task ${id}`,
+  status: "completed",
+  summary: null,
+  created_at: `2026-11-30T03:${String(minute).padStart(2, "0")}:00.000Z`,
+  updated_at: "2026-11-30T03:00:00.000Z",
+  finished_at: null,
+  provider: "p",
+  model: "m",
+  base_commit: "c",
+  branch: "b",
+  worktree: "w",
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_input_tokens: 0,
+  cache_write_tokens: 0,
+  cost_usd: 0,
+  priced: true,
+  tool_calls: 0,
+  last_seq: 0,
+  owner_pid: 1,
+});
+
+// As the journal lists them, newest first, two repositories interleaved.
+const tasks = [row("d", "/work/api", 4), row("c", "/work/web", 3), row("b", "/work/api", 2), row("a", "/work/web", 1)];
+
+describe("grouping tasks by repository", () => {
+  it("puts the repository with the newest task first and the newest task first in each", () => {
+    const groups = groupByRepo(tasks);
+    expect(groups.map((g) => [g.repo, g.tasks.map((t) => t.id)])).toEqual([
+      ["/work/api", ["d", "b"]],
+      ["/work/web", ["c", "a"]],
+    ]);
+    expect(displayOrder(groups).map((t) => t.id)).toEqual(["d", "b", "c", "a"]);
+  });
+
+  it("moves up and down through the tasks in display order, stopping at the ends", () => {
+    const order = displayOrder(groupByRepo(tasks));
+    expect(neighbour(order, "b", "ArrowDown")?.id).toBe("c");
+    expect(neighbour(order, "c", "ArrowUp")?.id).toBe("b");
+    expect(neighbour(order, "a", "ArrowDown")).toBeNull();
+    expect(neighbour(order, "d", "ArrowUp")).toBeNull();
+    expect(neighbour(order, null, "ArrowDown")?.id).toBe("d");
+  });
+});
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = "";
+  clearMocks();
+});
+
+describe("the sidebar", () => {
+  it("shows a header per repository with its task count and walks the tasks with the arrow keys", () => {
+    mockIPC(() => 1);
+    const list = new TaskList();
+    list.replace(tasks);
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    app = mount(TaskSidebar, { target, props: { list } });
+    flushSync();
+
+    const headers = [...target.querySelectorAll(".sidebar [data-repo]")].map((h) => h.textContent?.replace(/\s+/g, " ").trim());
+    expect(headers).toEqual(["api 2", "web 2"]);
+    const ids = () => [...target.querySelectorAll<HTMLElement>(".sidebar [data-task-id]")].map((b) => b.dataset.taskId);
+    expect(ids()).toEqual(["d", "b", "c", "a"]);
+    expect(target.querySelector('[data-task-id="d"]')?.getAttribute("data-status")).toBe("completed");
+
+    list.choose("b");
+    flushSync();
+    const listEl = target.querySelector(".list")!;
+    listEl.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+    flushSync();
+    expect(list.selectedId).toBe("c");
+    expect(target.querySelector('[aria-current="true"]')?.getAttribute("data-task-id")).toBe("c");
+    listEl.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true }));
+    listEl.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true }));
+    flushSync();
+    expect(list.selectedId).toBe("d");
+  });
+});
