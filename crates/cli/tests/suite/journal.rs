@@ -5,8 +5,6 @@ use bosun_protocol::{Event, EventMsg, TaskStatus};
 use bosun_testkit::{MockModelServer, MockReply};
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 
 #[test]
 fn show_replays_exactly_what_run_printed() {
@@ -60,42 +58,8 @@ fn a_task_killed_with_sigkill_shows_as_interrupted_and_the_journal_stays_consist
         text("unreachable"),
     ])
     .unwrap();
-    let base = format!("{}/v1", server.url());
-    let mut child = env
-        .bosun()
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            "work",
-            "--api",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--model",
-            "mock-model",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut task_id = String::new();
-    for line in BufReader::new(stdout).lines() {
-        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
-        task_id = ev.task_id.0.clone();
-        if let EventMsg::ToolOutputDelta(d) = &ev.msg
-            && d.chunk.contains("working")
-        {
-            break;
-        }
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    let printed = run_and_kill_when_printed(&env, &server, "working");
+    let task_id = printed.last().unwrap().task_id.0.clone();
 
     let tasks = env.json(&["tasks", "--json"]);
     assert_eq!(tasks[0]["id"], json!(task_id));

@@ -1,12 +1,10 @@
 //! Steering: a follow-up to a finished task, and resuming a task whose process was killed.
 
 use super::support::*;
-use bosun_protocol::{Event, EventMsg, ResumeKind, TaskStatus};
+use bosun_protocol::{EventMsg, ResumeKind, TaskStatus};
 use bosun_testkit::MockModelServer;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 
 #[test]
 fn a_follow_up_continues_in_the_same_worktree_with_the_conversation_so_far() {
@@ -95,45 +93,13 @@ fn a_killed_task_resumes_from_its_last_checkpoint() {
         )]),
     ])
     .unwrap();
-    let base = format!("{}/v1", server.url());
-    let mut child = env
-        .bosun()
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            "work",
-        ])
-        .args([
-            "--api",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--model",
-            "mock-model",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut task = String::new();
-    let mut worktree = std::path::PathBuf::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
-        task = ev.task_id.0.clone();
-        if let EventMsg::TaskStarted(t) = &ev.msg {
-            worktree = t.worktree.clone().into();
-        }
-        if matches!(&ev.msg, EventMsg::ToolOutputDelta(d) if d.chunk.contains("started")) {
-            break;
-        }
+    let printed = run_and_kill_when_printed(&env, &server, "started");
+    let task = printed.last().unwrap().task_id.0.clone();
+    let worktree = Run {
+        events: printed,
+        output: env.bosun().arg("--version").output().unwrap(),
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    .worktree();
     assert!(worktree.join("half.txt").exists());
 
     server.push(text("Resumed and finished."));

@@ -57,14 +57,19 @@ impl Run {
     }
 
     pub fn worktree(&self) -> PathBuf {
-        self.events
-            .iter()
-            .find_map(|e| match &e.msg {
-                EventMsg::TaskStarted(t) => Some(PathBuf::from(&t.worktree)),
-                _ => None,
-            })
-            .expect("task_started")
+        worktree_of(&self.events)
     }
+}
+
+/// The task's worktree, from its `task_started` event.
+pub fn worktree_of(events: &[Event]) -> PathBuf {
+    events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::TaskStarted(t) => Some(PathBuf::from(&t.worktree)),
+            _ => None,
+        })
+        .expect("task_started")
 }
 
 impl Env {
@@ -278,4 +283,47 @@ pub fn run_answering(
     drop(stdin);
     let output = child.wait_with_output().unwrap();
     Run { events, output }
+}
+
+/// Starts `bosun run --json` (full-auto, against `server`) and kills it with SIGKILL once a
+/// command it runs has printed `marker`. Returns the events it printed before dying.
+pub fn run_and_kill_when_printed(env: &Env, server: &MockModelServer, marker: &str) -> Vec<Event> {
+    use std::io::{BufRead, BufReader};
+    let base = format!("{}/v1", server.url());
+    let mut child = env
+        .bosun()
+        .args([
+            "run",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--repo",
+            path_str(&env.repo),
+        ])
+        .args([
+            "--prompt",
+            "work",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut events = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
+        let done = matches!(&ev.msg, EventMsg::ToolOutputDelta(d) if d.chunk.contains(marker));
+        events.push(ev);
+        if done {
+            break;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    events
 }

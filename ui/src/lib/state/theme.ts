@@ -8,13 +8,22 @@ export function savedTheme(): Theme {
   return t === "light" || t === "dark" ? t : "system";
 }
 
-/** Applies `theme` to the document (app.css reads `data-theme`) and remembers it. */
+/** The system's preference, watched so "system" follows it live. */
+const systemDark = typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+let chosen: Theme = "system";
+systemDark?.addEventListener("change", () => {
+  if (chosen === "system") show("system");
+});
+
+function show(theme: Theme): void {
+  const dark = theme === "dark" || (theme === "system" && systemDark?.matches === true);
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+}
+
+/** Applies `theme` to the document (app.css has one palette per `data-theme`) and remembers it. */
 export function applyTheme(theme: Theme): void {
-  if (theme === "system") {
-    delete document.documentElement.dataset.theme;
-    localStorage.removeItem(KEY);
-  } else {
-    document.documentElement.dataset.theme = theme;
-    localStorage.setItem(KEY, theme);
-  }
+  chosen = theme;
+  show(theme);
+  if (theme === "system") localStorage.removeItem(KEY);
+  else localStorage.setItem(KEY, theme);
 }
