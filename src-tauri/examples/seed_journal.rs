@@ -116,6 +116,7 @@ fn start<'a>(
     w.emit(EventMsg::TaskStarted(TaskStarted {
         repo: repo.into(),
         base_commit: "4f1c2a9e0b7d".into(),
+        base_ref: Some("main".into()),
         branch: format!("bosun/{id}"),
         worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
         prompt: prompt.into(),

@@ -177,6 +177,9 @@ impl Transcript {
                 )
             )?,
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
+            EventMsg::Review(r) => {
+                writeln!(out, "{} {}", self.paint("1;35", "review"), review_line(r))?
+            }
             EventMsg::TaskFinished(f) => {
                 let code = if f.status == bosun_protocol::TaskStatus::Completed {
                     "1;32"
@@ -273,4 +276,49 @@ fn truncate(s: &str, max: usize) -> String {
     }
     let cut: String = s.chars().take(max).collect();
     format!("{cut}…")
+}
+
+/// One line for a review event in a transcript.
+pub fn review_line(r: &bosun_protocol::ReviewEvent) -> String {
+    use bosun_protocol::ReviewEvent as R;
+    let n = |k: usize| {
+        if k == 1 {
+            "1 hunk".to_string()
+        } else {
+            format!("{k} hunks")
+        }
+    };
+    match r {
+        R::Accept { path, hunks } => format!("accepted {} of {path}", n(hunks.len())),
+        R::Reject { path, hunks, .. } => format!("rejected {} of {path}", n(hunks.len())),
+        R::Reset { path, hunks, .. } => format!("{} of {path} back to unreviewed", n(hunks.len())),
+        R::Unreject { path, hunks, .. } => format!("put back {} of {path}", n(hunks.len())),
+        R::Comment { comment } => format!(
+            "comment on {}:{}-{}: {}",
+            comment.path, comment.start_line, comment.end_line, comment.body
+        ),
+        R::Uncomment { id, .. } => format!("comment {id} removed"),
+        R::RequestChanges { comments } => {
+            format!("requested changes ({} comments)", comments.len())
+        }
+        R::Merge { outcome } => format!(
+            "merged {} into {} ({} commit{})",
+            n(outcome.hunks as usize),
+            outcome.branch,
+            outcome.commits.len(),
+            if outcome.commits.len() == 1 { "" } else { "s" }
+        ),
+        R::Rebase {
+            new_base,
+            conflicts,
+            ..
+        } => format!(
+            "rebased onto {} ({} conflicting files)",
+            &new_base[..new_base.len().min(10)],
+            conflicts.len()
+        ),
+        R::RemoveWorktree { freed_bytes } => {
+            format!("worktree removed ({} MB freed)", freed_bytes / 1_000_000)
+        }
+    }
 }

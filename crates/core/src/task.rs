@@ -88,11 +88,17 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
 
     let (repo, base) = (spec.repo.clone(), spec.base.clone());
     let (home, id) = (spec.home.clone(), task_id.0.clone());
-    let worktree = tokio::task::spawn_blocking(move || -> Result<TaskWorktree, CoreError> {
-        let root = bosun_workspace::resolve_repo(&repo)?;
-        let base_commit = bosun_workspace::resolve_base(&root, base.as_deref())?;
-        Ok(TaskWorktree::create(&home, &root, &id, &base_commit)?)
-    })
+    let (worktree, base_ref) = tokio::task::spawn_blocking(
+        move || -> Result<(TaskWorktree, Option<String>), CoreError> {
+            let root = bosun_workspace::resolve_repo(&repo)?;
+            let base_commit = bosun_workspace::resolve_base(&root, base.as_deref())?;
+            let base_ref = bosun_workspace::base_branch(&root, base.as_deref());
+            Ok((
+                TaskWorktree::create(&home, &root, &id, &base_commit)?,
+                base_ref,
+            ))
+        },
+    )
     .await
     .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
 
@@ -142,6 +148,7 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
     emitter.emit(EventMsg::TaskStarted(TaskStarted {
         repo: new_task.repo.clone(),
         base_commit: new_task.base_commit.clone(),
+        base_ref: base_ref.clone(),
         branch: new_task.branch.clone(),
         worktree: new_task.worktree.clone(),
         prompt: spec.prompt.clone(),

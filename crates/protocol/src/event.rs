@@ -42,6 +42,8 @@ pub enum EventMsg {
     Warning(Warning),
     TaskFinished(TaskFinished),
     Error(ErrorEvent),
+    /// A review verdict, comment, merge or worktree removal (see [`crate::ReviewEvent`]).
+    Review(crate::ReviewEvent),
 }
 
 impl EventMsg {
@@ -66,6 +68,7 @@ impl EventMsg {
             EventMsg::Warning(_) => "warning",
             EventMsg::TaskFinished(_) => "task_finished",
             EventMsg::Error(_) => "error",
+            EventMsg::Review(_) => "review",
         }
     }
 }
@@ -76,6 +79,11 @@ pub struct TaskStarted {
     /// The user's repository (its working directory), absolute.
     pub repo: String,
     pub base_commit: String,
+    /// The branch the task was started from (named, or the one checked out), when there was one:
+    /// where a merge goes by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub base_ref: Option<String>,
     /// `bosun/<task-id>`.
     pub branch: String,
     /// The task's worktree, absolute; under `$BOSUN_HOME`, never inside the user's checkout.
@@ -369,6 +377,22 @@ mod tests {
         );
         let back: Event = serde_json::from_value(v)?;
         assert_eq!(back, ev);
+        Ok(())
+    }
+
+    #[test]
+    fn review_events_carry_both_tags() -> Result<(), serde_json::Error> {
+        let msg = EventMsg::Review(crate::ReviewEvent::Accept {
+            path: "src/a.rs".into(),
+            hunks: vec!["h1".into()],
+        });
+        let v = serde_json::to_value(&msg)?;
+        assert_eq!(
+            v,
+            json!({"type":"review","action":"accept","path":"src/a.rs","hunks":["h1"]})
+        );
+        let back: EventMsg = serde_json::from_value(v)?;
+        assert_eq!(back, msg);
         Ok(())
     }
 

@@ -15,6 +15,7 @@ mod approval;
 mod event;
 mod ids;
 mod op;
+mod review;
 mod tool;
 mod usage;
 
@@ -22,6 +23,7 @@ pub use approval::*;
 pub use event::*;
 pub use ids::*;
 pub use op::*;
+pub use review::*;
 pub use tool::*;
 pub use usage::*;
 

@@ -79,3 +79,28 @@ pub fn resolve_base(repo_root: &Path, base: Option<&str>) -> Result<String, Work
     let commit = object.peel_to_commit().map_err(|_| unknown(base))?;
     Ok(commit.id().to_string())
 }
+
+/// The local branch `base` names (default: the branch checked out), if it names one: where a
+/// merge of the task goes by default. None for a commit id, a tag or a detached HEAD.
+pub fn base_branch(repo_root: &Path, base: Option<&str>) -> Option<String> {
+    let repo = task::open_user_repo(repo_root).ok()?;
+    match base
+        .map(str::trim)
+        .filter(|b| !b.is_empty() && *b != "HEAD")
+    {
+        None => {
+            let head = repo.find_reference("HEAD").ok()?;
+            let target = head.symbolic_target().ok().flatten()?;
+            let name = target.strip_prefix("refs/heads/")?.to_string();
+            // An unborn branch is no merge target yet, and neither is Bosun's own.
+            repo.find_branch(&name, git2::BranchType::Local).ok()?;
+            Some(name)
+        }
+        Some(name) => {
+            let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+            repo.find_branch(name, git2::BranchType::Local)
+                .ok()
+                .map(|_| name.to_string())
+        }
+    }
+}

@@ -6,6 +6,11 @@ export type TaskStarted = {
  */
 repo: string, base_commit: string, 
 /**
+ * The branch the task was started from (named, or the one checked out), when there was one:
+ * where a merge goes by default.
+ */
+base_ref?: string, 
+/**
  * `bosun/<task-id>`.
  */
 branch: string, 
