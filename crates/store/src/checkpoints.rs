@@ -17,6 +17,9 @@ pub struct CheckpointRow {
     /// The tool call that made the change, if one did.
     pub call_id: Option<String>,
     pub created_at: String,
+    /// The `seq` of its `checkpoint_created` event.
+    #[ts(type = "number")]
+    pub seq: u64,
 }
 
 pub(crate) fn record(
@@ -72,6 +75,7 @@ impl Store {
                 files,
                 call_id,
                 created_at,
+                seq,
             });
         }
         Ok(out)

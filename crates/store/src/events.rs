@@ -57,6 +57,32 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The task's events of the given types (`type` tags such as `"review"`), in seq order.
+    pub fn events_of_kinds(&self, task: &TaskId, kinds: &[&str]) -> Result<Vec<Event>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT seq, json FROM events WHERE task_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq",
+        )?;
+        let kinds = serde_json::to_string(kinds)?;
+        let rows = stmt.query_map(params![task.as_str(), kinds], |r| {
+            Ok((r.get::<_, u64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, json) = row?;
+            out.push(
+                serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                    task: task.clone(),
+                    seq,
+                    reason: e.to_string(),
+                })?,
+            );
+        }
+        Ok(out)
+    }
+}
+
 pub(crate) fn last_seq_in(conn: &rusqlite::Connection, task: &TaskId) -> Result<u64, StoreError> {
     conn.query_row(
         "SELECT last_seq FROM tasks WHERE id = ?1",

@@ -194,6 +194,30 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Records a new base commit for the task (after its changes were rebased onto it).
+    pub fn set_base_commit(&self, id: &TaskId, commit: &str) -> Result<(), StoreError> {
+        let n = self
+            .conn()
+            .prepare_cached("UPDATE tasks SET base_commit = ?2 WHERE id = ?1")?
+            .execute(params![id.as_str(), commit])?;
+        if n == 0 {
+            return Err(StoreError::NotFound { id: id.0.clone() });
+        }
+        Ok(())
+    }
+
+    /// Deletes a task with its events, checkpoints and usage (foreign keys cascade).
+    pub fn delete_task(&self, id: &TaskId) -> Result<(), StoreError> {
+        let n = self
+            .conn()
+            .prepare_cached("DELETE FROM tasks WHERE id = ?1")?
+            .execute(params![id.as_str()])?;
+        if n == 0 {
+            return Err(StoreError::NotFound { id: id.0.clone() });
+        }
+        Ok(())
+    }
+
     /// One task by its exact id.
     pub fn task(&self, id: &TaskId) -> Result<TaskRow, StoreError> {
         read(&self.conn(), id)

@@ -216,6 +216,7 @@ fn checkpoint_tool_call_and_finish_events_update_the_task() {
                 files: vec!["src/a.rs".into(), "src/b.rs".into()],
                 call_id: Some("call_1".into()),
                 created_at: event(T, 2, message("")).ts,
+                seq: 2,
             },
             CheckpointRow {
                 n: 2,
@@ -223,6 +224,7 @@ fn checkpoint_tool_call_and_finish_events_update_the_task() {
                 files: vec![],
                 call_id: None,
                 created_at: event(T, 4, message("")).ts,
+                seq: 4,
             },
         ]
     );

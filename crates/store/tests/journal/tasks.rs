@@ -130,3 +130,41 @@ fn a_task_row_serializes_with_snake_case_fields_for_the_cli_and_the_ui() {
     assert_eq!(v["cached_input_tokens"], 0);
     assert_eq!(v["summary"], serde_json::Value::Null);
 }
+
+#[test]
+fn a_rebased_task_reads_back_with_its_new_base_and_a_deleted_one_is_gone_with_its_events() {
+    use crate::support::{checkpoint, event, message};
+    let (_dir, _path, store) = journal();
+    let keep = new_task("01keep", "2026-11-30T03:00:00.000Z");
+    let gone = new_task("01gone", "2026-11-30T03:01:00.000Z");
+    store.create_task(&keep).unwrap();
+    store.create_task(&gone).unwrap();
+    for id in ["01keep", "01gone"] {
+        store.append_event(&event(id, 1, message("hi"))).unwrap();
+        store
+            .append_event(&event(id, 2, checkpoint(1, &["a.txt"], None)))
+            .unwrap();
+    }
+    store.set_base_commit(&keep.id, "feedbeef").unwrap();
+    assert_eq!(store.task(&keep.id).unwrap().base_commit, "feedbeef");
+
+    store.delete_task(&gone.id).unwrap();
+    assert!(matches!(
+        store.task(&gone.id),
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(store.events(&gone.id, 0, 10).unwrap().is_empty());
+    assert!(store.checkpoints(&gone.id).unwrap().is_empty());
+    // The other task keeps everything.
+    assert_eq!(store.events(&keep.id, 0, 10).unwrap().len(), 2);
+    assert_eq!(store.checkpoints(&keep.id).unwrap()[0].seq, 2);
+    let only_checkpoints = store
+        .events_of_kinds(&keep.id, &["checkpoint_created"])
+        .unwrap();
+    assert_eq!(only_checkpoints.len(), 1);
+    assert_eq!(only_checkpoints[0].seq, 2);
+    assert!(matches!(
+        store.delete_task(&TaskId::from("01nope")),
+        Err(StoreError::NotFound { .. })
+    ));
+}

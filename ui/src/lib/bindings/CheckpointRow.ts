@@ -11,4 +11,8 @@ files: Array<string>,
 /**
  * The tool call that made the change, if one did.
  */
-call_id: string | null, created_at: string, };
+call_id: string | null, created_at: string, 
+/**
+ * The `seq` of its `checkpoint_created` event.
+ */
+seq: number, };
