@@ -2,9 +2,9 @@
 //! resuming one interrupted by a crash or a quit. Both run in the app's [`Engine`] like a task
 //! started from the form, so approvals and Stop work for them too. The model is the one the task
 //! started with (recorded in its `task_started` event), found again in `config.toml` when it
-//! named a provider there.
+//! named a provider there; its mode, cost limit and step limit carry over too.
 
-use crate::engine::{DEFAULT_MAX_STEPS, Engine};
+use crate::engine::Engine;
 use crate::error::IpcError;
 use bosun_core::{BosunConfig, ContinueSpec, ProviderEntry, secret_env_names};
 use bosun_protocol::{EventMsg, TaskId, TaskStarted};
@@ -109,7 +109,8 @@ impl Engine {
             task_id: task,
             message,
             provider,
-            max_steps: DEFAULT_MAX_STEPS,
+            // The step limit the task was started with, as in the form (the journal's task row).
+            max_steps: None,
             max_cost_usd: None,
             policy_file: None,
             mode: None,

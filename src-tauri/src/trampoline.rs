@@ -3,7 +3,8 @@
 //! single-threaded process. This one is not: WebKit's JavaScriptCore starts a thread from a shared
 //! library constructor, before `main`. So the app hands the call over, with `exec` (which leaves
 //! no thread behind), to a sibling binary that is only the trampoline: `bosun-sandbox`, or the
-//! `bosun` CLI.
+//! `bosun` CLI. The .deb (`scripts/app deb`) installs the CLI as `/usr/bin/bosun`, beside
+//! `/usr/bin/bosun-app`; a development build finds it in the same cargo target directory.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -161,3 +161,42 @@ async fn an_empty_follow_up_or_an_unknown_task_is_refused_with_a_reason() {
     assert_eq!(err.code, "not_found", "{err}");
     assert!(engine.running().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = fixture_repo(&dir.path().join("repo")).unwrap();
+    let db = home.join("bosun.db");
+    let engine = Arc::new(Engine::new(
+        home,
+        Arc::new(Store::open(&db).unwrap()),
+        false,
+    ));
+    let reader = Store::open(&db).unwrap();
+    let mock = MockModelServer::start(vec![MockReply::text("Hello!")])
+        .await
+        .unwrap();
+    let mut started_with_two = request(&repo, &mock);
+    started_with_two.max_steps = Some(2);
+    let task = engine.start(started_with_two).await.unwrap();
+    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Completed);
+    idle(&engine).await;
+
+    // The follow-up would go on planning forever: it is stopped after 2 model requests, not 100.
+    for n in 0..3 {
+        mock.push(MockReply::tool_call(
+            &format!("call_plan_{n}"),
+            "update_plan",
+            r#"{"items":[{"step":"Say it in French","status":"in_progress"}]}"#,
+        ));
+    }
+    engine
+        .continue_task(task.clone(), Some("Now in French".into()))
+        .await
+        .unwrap();
+    assert_eq!(finished(&reader, &task, 2).await, TaskStatus::MaxSteps);
+    assert_eq!(mock.model_requests().len(), 1 + 2);
+    idle(&engine).await;
+}

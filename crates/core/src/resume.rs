@@ -26,8 +26,8 @@ pub struct ContinueSpec {
     /// The follow-up; `None` resumes an interrupted task where it stopped.
     pub message: Option<String>,
     pub provider: ProviderConfig,
-    /// Model requests allowed for this continuation.
-    pub max_steps: u32,
+    /// Model requests allowed for this continuation; `None`: the limit the task was started with.
+    pub max_steps: Option<u32>,
     /// `None`: the limit the task was started with (it covers the whole task's cost).
     pub max_cost_usd: Option<f64>,
     pub policy_file: Option<PathBuf>,
@@ -225,6 +225,10 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
     redaction.text(&mut text);
     emitter.emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
     messages.push(ChatMessage::User { content: text });
+    let max_steps = match spec.max_steps {
+        Some(n) => n,
+        None => store.task_max_steps(&row.id)?,
+    };
 
     Launch {
         home: spec.home,
@@ -237,7 +241,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         events: rx,
         client,
         prices,
-        max_steps: spec.max_steps,
+        max_steps,
         max_cost_usd,
         spent_usd: row.cost_usd,
         sandbox: spec.sandbox,

@@ -223,6 +223,16 @@ impl Store {
         read(&self.conn(), id)
     }
 
+    /// The step limit the task was started with (model requests per run), which a follow-up or
+    /// a resume keeps unless told otherwise.
+    pub fn task_max_steps(&self, id: &TaskId) -> Result<u32, StoreError> {
+        self.conn()
+            .prepare_cached("SELECT max_steps FROM tasks WHERE id = ?1")?
+            .query_row([id.as_str()], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound { id: id.to_string() })
+    }
+
     /// One task by its id or a unique prefix of it (as typed on the command line).
     pub fn find_task(&self, id_or_prefix: &str) -> Result<TaskRow, StoreError> {
         let wanted = id_or_prefix.trim();

@@ -219,3 +219,43 @@ fn the_cost_limit_covers_the_whole_task_across_a_follow_up() {
     assert_eq!(finished, TaskStatus::BudgetExceeded);
     assert_eq!(out.status.code(), Some(3));
 }
+
+#[test]
+fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
+    let env = Env::new();
+    let plan = || {
+        tools(vec![call(
+            "p",
+            "update_plan",
+            json!({"items": [{"step": "think", "status": "in_progress"}]}),
+        )])
+    };
+    let server = MockModelServer::start_blocking(vec![text("Nothing to do.")]).unwrap();
+    let first = env.run(&server, "look", &["--max-steps", "2"]);
+    assert_eq!(first.code(), Some(0), "{}", first.stderr());
+    for _ in 0..5 {
+        server.push(plan());
+    }
+    let out = env
+        .bosun()
+        .args([
+            "continue",
+            &first.task_id(),
+            "--prompt",
+            "keep planning",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let events = parse_events(&out.stdout);
+    let finished = events.iter().find_map(|e| match &e.msg {
+        EventMsg::TaskFinished(f) => Some(f.status),
+        _ => None,
+    });
+    assert_eq!(finished, Some(TaskStatus::MaxSteps));
+    assert_eq!(
+        server.requests().len(),
+        1 + 2,
+        "two more model requests, not 100"
+    );
+}

@@ -40,6 +40,19 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
 }
 
 #[test]
+fn the_step_limit_a_task_started_with_reads_back_for_its_continuations() {
+    let (_dir, _path, store) = journal();
+    let mut t = new_task("01jd5x8k2n", "2026-11-30T03:00:00.000Z");
+    t.max_steps = 7;
+    store.create_task(&t).unwrap();
+    assert_eq!(store.task_max_steps(&t.id).unwrap(), 7);
+    assert!(matches!(
+        store.task_max_steps(&TaskId::from("01nosuchtask")),
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[test]
 fn the_same_task_id_cannot_be_created_twice() {
     let (_dir, _path, store) = journal();
     let t = new_task("01dup", "2026-11-30T03:00:00.000Z");
