@@ -145,6 +145,125 @@ pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Re
     Ok(())
 }
 
+/// `bosun bench review`: a task that changed `changed` files of an N-file repository; the time
+/// to list its files, to compute every file's diff with lines, and to open one file, next to
+/// `git diff --stat` and `git diff` between the same two trees.
+pub fn run_review_bench(
+    files: usize,
+    changed: usize,
+    dir: &Path,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let files = files.max(1);
+    let changed = changed.clamp(1, files);
+    let repo = generate_repo(files, dir)?;
+    let say = |out: &mut dyn Write, line: String| -> Result<()> {
+        writeln!(out, "{line}").io_ctx("write benchmark output to", Path::new("<output>"))
+    };
+    say(
+        out,
+        format!("repository: {files} files at {}", repo.display()),
+    )?;
+    let head = git(&repo, &["rev-parse", "HEAD"], &[])?.trim().to_string();
+    let run = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let home = repo.with_file_name(format!("review-home-{run}"));
+    let task_id = format!("review-{run}");
+    let mut task = TaskWorktree::create(&home, &repo, &task_id, &head)?;
+    let stride = files / changed;
+    let mut touched = Vec::with_capacity(changed);
+    for k in 0..changed {
+        let i = k * stride;
+        let rel = file_path(i);
+        let path = task.worktree.join(&rel);
+        let text = std::fs::read_to_string(&path).io_ctx("read", &path)?;
+        // Two edited lines far apart and one appended: two or three hunks per file.
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        for at in [5, lines.len().saturating_sub(10)] {
+            if let Some(line) = lines.get_mut(at) {
+                line.push_str(" (edited by the task)");
+            }
+        }
+        lines.push(format!("appended to file {i}"));
+        std::fs::write(&path, lines.join("\n") + "\n").io_ctx("write", &path)?;
+        touched.push(rel);
+    }
+    let checkpoint = task
+        .checkpoint(&ChangeHint::Paths(touched), "bench edits")?
+        .ok_or_else(|| WorkspaceError::InvalidPath {
+            path: String::new(),
+            reason: "the benchmark's edits made no checkpoint",
+        })?;
+    say(
+        out,
+        format!("task changed {changed} files ({REPEATS} runs each, median):"),
+    )?;
+    let history = task.history()?;
+    let mut list = Vec::new();
+    let mut diffs = Vec::new();
+    let mut first = Vec::new();
+    let mut stat = Vec::new();
+    let mut patch = Vec::new();
+    let mut hunks = 0;
+    let range = [head.as_str(), checkpoint.commit.as_str()];
+    for _ in 0..REPEATS {
+        let started = Instant::now();
+        let listed = history.review_files(false)?;
+        list.push(ms(started));
+        let started = Instant::now();
+        let full = history.review_files(true)?;
+        diffs.push(ms(started));
+        hunks = full.iter().map(|f| f.hunks.len()).sum::<usize>();
+        if let Some(file) = listed.first() {
+            let started = Instant::now();
+            history.review_file(&file.path)?;
+            first.push(ms(started));
+        }
+        let started = Instant::now();
+        git(&repo, &["diff", "--stat", range[0], range[1]], &[])?;
+        stat.push(ms(started));
+        let started = Instant::now();
+        git(&repo, &["diff", range[0], range[1]], &[])?;
+        patch.push(ms(started));
+    }
+    let (list, diffs, first) = (median(&mut list), median(&mut diffs), median(&mut first));
+    let (stat, patch) = (median(&mut stat), median(&mut patch));
+    say(out, format!("{:<44}{:>12}", "", "ms"))?;
+    say(
+        out,
+        format!(
+            "{:<44}{list:>12.1}   {:.2}x git diff --stat",
+            "file list (review_files without lines)",
+            list / stat.max(0.001)
+        ),
+    )?;
+    say(out, format!("{:<44}{stat:>12.1}", "git diff --stat"))?;
+    say(
+        out,
+        format!(
+            "{:<44}{diffs:>12.1}   {:.2}x git diff ({hunks} hunks)",
+            "all per-file diffs with lines",
+            diffs / patch.max(0.001)
+        ),
+    )?;
+    say(out, format!("{:<44}{patch:>12.1}", "git diff"))?;
+    say(
+        out,
+        format!("{:<44}{first:>12.1}", "first file opened (review_file)"),
+    )?;
+    let wt = task.worktree.clone();
+    task.remove()?;
+    crate::delete_history(&home, &repo, &task_id)?;
+    if wt.exists() {
+        std::fs::remove_dir_all(&wt).io_ctx("remove", &wt)?;
+    }
+    if home.exists() {
+        std::fs::remove_dir_all(&home).io_ctx("remove", &home)?;
+    }
+    Ok(())
+}
+
 fn generate(repo: &Path, files: usize) -> Result<()> {
     if repo.exists() {
         std::fs::remove_dir_all(repo).io_ctx("remove", repo)?;

@@ -46,6 +46,36 @@ pub enum WorkspaceError {
         branch: String,
         path: PathBuf,
     },
+    #[error(
+        "cannot merge into {branch}: it moved since the task started and these files conflict: {}. Rebase the task onto {branch} first (`bosun rebase TASK`), resolve the conflicts, then merge",
+        paths.join(", ")
+    )]
+    MergeConflict { branch: String, paths: Vec<String> },
+    #[error(
+        "cannot merge into {branch}: it is checked out in {repo} and has uncommitted changes ({}). Commit or stash them, or merge into another branch with --into",
+        paths.join(", ")
+    )]
+    DirtyCheckout {
+        branch: String,
+        repo: PathBuf,
+        paths: Vec<String>,
+    },
+    #[error(
+        "nothing to merge: no hunk is accepted yet (accept hunks with `bosun accept TASK PATH[:HUNK]`)"
+    )]
+    NothingToMerge,
+    #[error("{path} has no hunk {hunk} (it has {available}); list them with `bosun review TASK`")]
+    NoSuchHunk {
+        path: String,
+        hunk: String,
+        available: usize,
+    },
+    #[error("{path} is not changed by this task; list its files with `bosun review TASK`")]
+    NotChanged { path: String },
+    #[error(
+        "cannot put the rejected hunk back into {path}: the file changed since, and the hunk no longer fits there"
+    )]
+    HunkDoesNotApply { path: String },
     #[error("git failed while {context}: {source}")]
     Git {
         context: String,

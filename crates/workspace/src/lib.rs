@@ -15,6 +15,7 @@ mod layout;
 mod materialise;
 mod pack;
 mod pool;
+mod review;
 mod scan;
 mod task;
 mod tree_edit;
@@ -24,6 +25,7 @@ pub use history::{DiffPoint, Restored};
 pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
+pub use review::{AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history};
 pub use task::{ChangeHint, Checkpoint, TaskWorktree};
 
 use error::GitContext;

@@ -62,7 +62,7 @@ pub(crate) fn switch_files(
 }
 
 /// Removes a file (or whatever stands at `path`) and the directories it leaves empty.
-fn remove_path(worktree: &Path, path: &str) -> Result<()> {
+pub(crate) fn remove_path(worktree: &Path, path: &str) -> Result<()> {
     let abs = worktree.join(path);
     if let Some(meta) = lstat(&abs)? {
         if meta.is_dir() {
@@ -81,7 +81,13 @@ fn remove_path(worktree: &Path, path: &str) -> Result<()> {
     Ok(())
 }
 
-fn write_blob(repo: &Repository, worktree: &Path, path: &str, id: Oid, mode: u32) -> Result<()> {
+pub(crate) fn write_blob(
+    repo: &Repository,
+    worktree: &Path,
+    path: &str,
+    id: Oid,
+    mode: u32,
+) -> Result<()> {
     let abs = worktree.join(path);
     let current = lstat(&abs)?;
     match &current {

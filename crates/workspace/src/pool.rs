@@ -232,7 +232,7 @@ pub fn worktree_disk_usage(home: &Path) -> Result<DiskUsage> {
     Ok(usage)
 }
 
-fn dir_size(path: &Path) -> Result<u64> {
+pub(crate) fn dir_size(path: &Path) -> Result<u64> {
     let mut total = 0;
     let mut stack = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {

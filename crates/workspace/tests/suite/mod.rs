@@ -4,4 +4,5 @@ mod errors;
 mod fixture;
 mod history;
 mod recycle;
+mod review;
 mod storage;

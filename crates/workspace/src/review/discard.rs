@@ -1,0 +1,41 @@
+//! Removing a task's worktree (its checkpoints stay) and deleting its history.
+
+use crate::error::{GitContext, IoContext, Result};
+use crate::layout::{Layout, validate_task_id};
+use crate::task::{TaskWorktree, checkpoint_refs, open_user_repo};
+use crate::{gitwt, pool};
+use std::path::Path;
+
+impl TaskWorktree {
+    /// Removes the worktree directory, its git admin entry and the `bosun/<task>` branch; the
+    /// checkpoints stay. Returns the bytes freed.
+    pub fn remove(self) -> Result<u64> {
+        let bytes = pool::dir_size(&self.worktree)?;
+        gitwt::remove(&self.worktree)?;
+        pool::unidle(&self.layout, &self.task_id);
+        let user = open_user_repo(&self.repo_root)?;
+        if let Ok(mut branch) = user.find_branch(&self.branch, git2::BranchType::Local) {
+            branch
+                .delete()
+                .git_ctx(format!("deleting branch {}", self.branch))?;
+        }
+        Ok(bytes)
+    }
+}
+
+/// Deletes a task's checkpoint refs and Bosun's private files for it (after `remove`).
+pub fn delete_history(home: &Path, repo_root: &Path, task_id: &str) -> Result<()> {
+    validate_task_id(task_id)?;
+    let user = open_user_repo(repo_root)?;
+    for (n, _) in checkpoint_refs(&user, task_id)? {
+        let name = format!("refs/bosun/{task_id}/{n}");
+        if let Ok(mut reference) = user.find_reference(&name) {
+            reference.delete().git_ctx(format!("deleting {name}"))?;
+        }
+    }
+    let dir = Layout::new(home, repo_root).task_dir(task_id);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).io_ctx("remove", &dir)?;
+    }
+    Ok(())
+}
