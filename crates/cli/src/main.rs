@@ -3,6 +3,7 @@
 mod commands;
 mod render;
 
+use bosun_core::review::Verdict;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,6 +66,81 @@ enum Command {
     },
     /// Put a task's worktree back to checkpoint N (prints the files it changes)
     Restore { task: String, checkpoint: u32 },
+    /// A task's changes for review: files, hunks (numbered for accept/reject), verdicts, comments
+    Review {
+        task: String,
+        #[arg(long)]
+        json: bool,
+        /// Print the hunks' lines too
+        #[arg(long)]
+        lines: bool,
+    },
+    /// Accept hunks: PATH (the whole file), PATH:N or PATH:N,M (hunk numbers from `bosun review`);
+    /// no PATH accepts every hunk
+    Accept {
+        task: String,
+        target: Option<String>,
+    },
+    /// Reject hunks: they are taken out of the task's worktree (a checkpoint records it)
+    Reject {
+        task: String,
+        target: Option<String>,
+        /// Reject every hunk of every file
+        #[arg(long)]
+        all: bool,
+    },
+    /// Take a verdict back: accepted hunks become unreviewed, rejected ones are put back
+    Unmark {
+        task: String,
+        target: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+    /// Take back the last verdict or unsent comment
+    Undo { task: String },
+    /// Comment on a line or range of the task's latest version: PATH:LINE or PATH:LINE-LINE
+    Comment {
+        task: String,
+        at: String,
+        text: String,
+    },
+    /// Send the open comments to the agent as one message; the task continues in its worktree
+    RequestChanges(commands::run::ContinueArgs),
+    /// Merge the accepted hunks into a branch (default: the one the task started from)
+    Merge {
+        task: String,
+        /// Target branch; created from the task's base when it does not exist
+        #[arg(long)]
+        into: Option<String>,
+        /// One squashed commit (the default)
+        #[arg(long, conflicts_with = "per_step")]
+        squash: bool,
+        /// One commit per step that made accepted hunks
+        #[arg(long)]
+        per_step: bool,
+        /// The squashed commit's message (default: from the prompt and the task's summary)
+        #[arg(long)]
+        message: Option<String>,
+    },
+    /// Move the task's changes onto the tip of a branch (default: the one it started from)
+    Rebase {
+        task: String,
+        #[arg(long)]
+        onto: Option<String>,
+    },
+    /// Write the accepted changes as a patch file (`git apply` takes it on the base)
+    Export {
+        task: String,
+        #[arg(long)]
+        patch: PathBuf,
+    },
+    /// Remove a task's worktree and branch (its history stays unless --delete-history)
+    Discard {
+        task: String,
+        /// Also delete its checkpoints and its journal
+        #[arg(long)]
+        delete_history: bool,
+    },
     /// Disk used by Bosun's worktrees
     Worktrees {
         #[arg(long)]
@@ -102,6 +178,32 @@ fn main() -> ExitCode {
             stat,
         } => commands::diff::diff(&task, from, to, stat),
         Command::Restore { task, checkpoint } => commands::diff::restore(&task, checkpoint),
+        Command::Review { task, json, lines } => commands::review::review(&task, json, lines),
+        Command::Accept { task, target } => {
+            commands::review::verdict(Verdict::Accept, &task, target.as_deref(), false)
+        }
+        Command::Reject { task, target, all } => {
+            commands::review::verdict(Verdict::Reject, &task, target.as_deref(), all)
+        }
+        Command::Unmark { task, target, all } => {
+            commands::review::verdict(Verdict::Unmark, &task, target.as_deref(), all)
+        }
+        Command::Undo { task } => commands::review::undo(&task),
+        Command::Comment { task, at, text } => commands::review::comment(&task, &at, &text),
+        Command::RequestChanges(args) => commands::run::request_changes(args),
+        Command::Merge {
+            task,
+            into,
+            squash: _,
+            per_step,
+            message,
+        } => commands::review::merge(&task, into, per_step, message),
+        Command::Rebase { task, onto } => commands::review::rebase(&task, onto.as_deref()),
+        Command::Export { task, patch } => commands::review::export(&task, &patch),
+        Command::Discard {
+            task,
+            delete_history,
+        } => commands::review::discard(&task, delete_history),
         Command::Worktrees { json } => commands::diff::worktrees(json),
         Command::Bench(b) => commands::bench::bench(b),
         Command::Policy(p) => commands::policy::policy(p),

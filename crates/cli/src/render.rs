@@ -91,7 +91,7 @@ impl Transcript {
             }
             EventMsg::UserMessage(m) => writeln!(out, "{} {}", self.paint("1", "you:"), m.text)?,
             EventMsg::ToolCallBegin(c) => {
-                let args = summarize_args(&c.args);
+                let args = bosun_core::summarize_args(&c.args);
                 let recovered = if c.recovered {
                     " (recovered from text)"
                 } else {
@@ -249,33 +249,6 @@ impl Transcript {
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
-}
-
-/// A one-line summary of tool arguments: the main argument in full, others abbreviated.
-pub fn summarize_args(args: &serde_json::Value) -> String {
-    let Some(obj) = args.as_object() else {
-        return truncate(&args.to_string(), 100);
-    };
-    for key in ["command", "path", "pattern"] {
-        if let Some(v) = obj.get(key).and_then(|v| v.as_str()) {
-            return truncate(first_line(v), 100);
-        }
-    }
-    if obj.contains_key("patch") {
-        return "(patch)".into();
-    }
-    if obj.contains_key("items") {
-        return String::new();
-    }
-    truncate(&args.to_string(), 100)
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let cut: String = s.chars().take(max).collect();
-    format!("{cut}…")
 }
 
 /// One line for a review event in a transcript.

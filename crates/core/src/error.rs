@@ -17,18 +17,30 @@ pub enum CoreError {
     Config(String),
     #[error("internal error: {0}")]
     Internal(String),
+    /// A review operation refused (`code` says which kind for the UI).
+    #[error("{message}")]
+    Review { code: &'static str, message: String },
 }
 
 impl CoreError {
     /// A stable code for `error{code, message}` events.
     pub fn code(&self) -> &'static str {
         match self {
-            CoreError::Workspace(_) => "worktree_error",
+            CoreError::Workspace(e) => match e {
+                bosun_workspace::WorkspaceError::MergeConflict { .. } => "merge_conflict",
+                bosun_workspace::WorkspaceError::DirtyCheckout { .. } => "dirty_checkout",
+                bosun_workspace::WorkspaceError::NothingToMerge => "nothing_to_merge",
+                bosun_workspace::WorkspaceError::NoSuchHunk { .. }
+                | bosun_workspace::WorkspaceError::NotChanged { .. } => "not_found",
+                bosun_workspace::WorkspaceError::HunkDoesNotApply { .. } => "does_not_apply",
+                _ => "worktree_error",
+            },
             CoreError::Store(_) => "journal_error",
             CoreError::Model(e) => e.code(),
             CoreError::Tool(_) => "tool_fault",
             CoreError::Config(_) => "config_error",
             CoreError::Internal(_) => "internal_error",
+            CoreError::Review { code, .. } => code,
         }
     }
 }

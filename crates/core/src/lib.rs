@@ -17,6 +17,7 @@ mod policy_files;
 mod preview;
 mod redaction;
 mod resume;
+pub mod review;
 mod sandboxing;
 mod task;
 mod turn;
@@ -30,6 +31,33 @@ pub use redaction::Redaction;
 pub use resume::{ContinueSpec, continue_task, rebuild_conversation};
 pub use sandboxing::Sandboxing;
 pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
+
+/// A one-line summary of tool arguments: the main argument in full, others abbreviated.
+pub fn summarize_args(args: &serde_json::Value) -> String {
+    let Some(obj) = args.as_object() else {
+        return truncate(&args.to_string(), 100);
+    };
+    for key in ["command", "path", "pattern"] {
+        if let Some(v) = obj.get(key).and_then(|v| v.as_str()) {
+            return truncate(v.lines().next().unwrap_or(""), 100);
+        }
+    }
+    if obj.contains_key("patch") {
+        return "(patch)".into();
+    }
+    if obj.contains_key("items") {
+        return String::new();
+    }
+    truncate(&args.to_string(), 100)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{cut}…")
+}
 
 /// Names of environment variables that look secret (`*KEY*`, `*TOKEN*`, `*SECRET*`,
 /// `*PASSWORD*`, …): commands the agent runs do not see them. The same test the sandbox uses

@@ -17,6 +17,17 @@ pub enum BenchCommand {
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
     },
+    /// Time to list a task's changed files and compute their diffs, next to `git diff --stat` and `git diff`
+    Review {
+        /// Files in the generated repository (the figure is for 100000)
+        #[arg(long, default_value_t = 10_000)]
+        files: usize,
+        /// Files the task changed
+        #[arg(long, default_value_t = 2_000)]
+        changed: usize,
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -33,6 +44,11 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             bosun_workspace::bench::run_checkpoint_bench(files, &dir, &mut out)?;
         }
         BenchCommand::Start { files, dir } => start(files, &dir, &mut out)?,
+        BenchCommand::Review {
+            files,
+            changed,
+            dir,
+        } => bosun_workspace::bench::run_review_bench(files, changed, &dir, &mut out)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -45,17 +45,9 @@ pub fn diff(
 }
 
 pub fn restore(task: &str, n: u32) -> anyhow::Result<ExitCode> {
-    let store = open_store()?;
-    store.reconcile_interrupted()?;
-    let row = find_task(&store, task)?;
-    if row.status == bosun_protocol::TaskStatus::Running {
-        anyhow::bail!(
-            "task {} is still running; stop it before restoring a checkpoint",
-            row.id
-        );
-    }
-    let mut wt = open_worktree(&row)?;
-    let changed = wt.restore(n)?;
+    let store = std::sync::Arc::new(open_store()?);
+    let reviewer = bosun_core::review::Reviewer::open(&crate::home(), store, task)?;
+    let changed = reviewer.restore(n)?;
     let mut out = std::io::stdout().lock();
     if changed.is_empty() {
         writeln!(out, "the worktree already matches checkpoint {n}")?;
@@ -63,7 +55,7 @@ pub fn restore(task: &str, n: u32) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "restored checkpoint {n} in {}; changed:",
-            wt.worktree.display()
+            reviewer.worktree_path()?
         )?;
         for p in &changed {
             writeln!(out, "  {p}")?;

@@ -3,6 +3,7 @@ pub mod bench;
 pub mod diff;
 pub mod inspect;
 pub mod policy;
+pub mod review;
 pub mod run;
 
 use anyhow::Context;

@@ -13,6 +13,9 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::sync::Arc;
 
+/// Model requests a new task may make unless `--max-steps` says otherwise.
+const DEFAULT_MAX_STEPS: u32 = 100;
+
 #[derive(Args)]
 pub struct RunArgs {
     /// The git repository to work on (any path inside it)
@@ -55,9 +58,9 @@ pub struct SessionArgs {
     /// Environment variable holding the API key (a local server needs none)
     #[arg(long)]
     api_key_env: Option<String>,
-    /// Stop after this many model requests
-    #[arg(long, default_value_t = 100)]
-    max_steps: u32,
+    /// Stop after this many model requests (default 100; a continuation keeps the task's limit)
+    #[arg(long)]
+    max_steps: Option<u32>,
     /// Stop once the task has cost more than this many US dollars
     #[arg(long)]
     max_cost_usd: Option<f64>,
@@ -161,7 +164,7 @@ fn session(args: &SessionArgs, recorded: Option<&Recorded>) -> anyhow::Result<Se
     {
         bail!("--max-cost-usd must be a non-negative number");
     }
-    if args.max_steps == 0 {
+    if args.max_steps == Some(0) {
         bail!("--max-steps must be at least 1");
     }
     let home = crate::home();
@@ -199,7 +202,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         prompt: args.prompt.clone(),
         base: args.base.clone(),
         provider: s.provider,
-        max_steps: a.max_steps,
+        max_steps: a.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
         max_cost_usd: a.max_cost_usd,
         policy_file: a.policy.clone(),
         sandbox: !a.no_sandbox,
@@ -217,6 +220,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// `bosun continue TASK --prompt TEXT` (a follow-up) and `bosun resume TASK` (`message` None).
 pub fn continue_or_resume(args: ContinueArgs, message: Option<String>) -> anyhow::Result<ExitCode> {
+    continue_then(args, message, || Ok(()))
+}
+
+/// `bosun request-changes TASK`: the open review comments go to the agent as one message and
+/// the task continues.
+pub fn request_changes(args: ContinueArgs) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(crate::commands::open_store()?);
+    let reviewer = bosun_core::review::Reviewer::open(&crate::home(), store, &args.task)?;
+    let (message, ids) = reviewer.changes_message()?;
+    eprintln!(
+        "bosun: sending {} comment{} to the agent",
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" }
+    );
+    continue_then(args, Some(message), move || Ok(reviewer.mark_sent(ids)?))
+}
+
+/// Continues a task; `ready` runs once the model and policy are set up, just before it starts.
+fn continue_then(
+    args: ContinueArgs,
+    message: Option<String>,
+    ready: impl FnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<ExitCode> {
     let store = crate::commands::open_store()?;
     store.reconcile_interrupted()?;
     let row = store.find_task(&args.task)?;
@@ -249,6 +275,7 @@ pub fn continue_or_resume(args: ContinueArgs, message: Option<String>) -> anyhow
     };
     let answerer = Answerer::choose(a.yes, a.json);
     let store = Arc::clone(&s.store);
+    ready()?;
     runtime()?.block_on(async move {
         let handle = continue_task(spec, store).await?;
         drive(handle, a.json, answerer).await

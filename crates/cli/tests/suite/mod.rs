@@ -5,6 +5,7 @@ mod journal;
 mod redaction;
 mod resume;
 mod retries;
+mod review;
 mod run;
 mod sandbox;
 mod support;

@@ -1,0 +1,211 @@
+//! Where a review ends: the checkpoint timeline and restore, merge, export, rebase, removing the
+//! worktree and discarding the task.
+
+use super::Reviewer;
+use super::steps::Steps;
+use crate::CoreError;
+use bosun_protocol::{
+    EventMsg, MergeOutcome, MergeRequest, ReviewEvent, ReviewFile, TimelineCheckpoint,
+};
+use bosun_workspace::{DiffPoint, MergePlan, Rebased};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The subject line of a squashed commit is cut at this many characters.
+const SUBJECT_MAX: usize = 72;
+
+impl Reviewer {
+    /// Every checkpoint with the step that made it.
+    pub fn timeline(&self) -> Result<Vec<TimelineCheckpoint>, CoreError> {
+        Ok(Steps::load(&self.store, self.task_id())?.timeline())
+    }
+
+    /// The files between two states: checkpoint numbers, 0 = the base, None = the latest.
+    pub fn diff(&self, from: u32, to: Option<u32>) -> Result<Vec<ReviewFile>, CoreError> {
+        let point = |n: u32| match n {
+            0 => DiffPoint::Base,
+            n => DiffPoint::Checkpoint(n),
+        };
+        let to = to.map_or(DiffPoint::Latest, point);
+        Ok(self.history()?.diff_files(point(from), to, true)?)
+    }
+
+    /// The paths restoring checkpoint `n` would rewrite in the worktree.
+    pub fn restore_preview(&self, n: u32) -> Result<Vec<String>, CoreError> {
+        let row = self.ensure_stopped()?;
+        let wt = self.worktree(&row)?;
+        let paths = wt.restore_preview(n)?;
+        wt.release()?;
+        Ok(paths)
+    }
+
+    /// Puts the worktree back to checkpoint `n` (unsaved work is saved as a checkpoint first);
+    /// returns the paths rewritten.
+    pub fn restore(&self, n: u32) -> Result<Vec<String>, CoreError> {
+        let row = self.ensure_stopped()?;
+        let mut wt = self.worktree(&row)?;
+        let restored = wt.restore_to(n)?;
+        self.journal_checkpoints(&wt)?;
+        wt.release()?;
+        Ok(restored.paths)
+    }
+
+    /// The squashed commit's default message: the prompt's first line as the subject, then the
+    /// task's summary.
+    pub fn merge_message(&self) -> Result<String, CoreError> {
+        let row = self.row()?;
+        let first = row
+            .prompt
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let mut subject: String = first.trim().chars().take(SUBJECT_MAX).collect();
+        if first.trim().chars().count() > SUBJECT_MAX {
+            subject.pop();
+            subject.push('…');
+        }
+        if subject.is_empty() {
+            subject = format!("Changes from Bosun task {}", row.id);
+        }
+        let mut message = subject;
+        // A prompt longer than its first line goes in whole below the subject.
+        if row.prompt.trim().chars().count() > first.trim().chars().count() {
+            message.push_str(&format!("\n\nTask: {}", row.prompt.trim()));
+        }
+        if let Some(summary) = row.summary.as_deref().filter(|s| !s.trim().is_empty()) {
+            message.push_str(&format!("\n\n{}", summary.trim()));
+        }
+        message.push_str(&format!("\n\nBosun-Task: {}", row.id));
+        Ok(message)
+    }
+
+    /// Merges the accepted hunks into `req.into` (default: the branch the task started from).
+    pub fn merge(&self, req: &MergeRequest) -> Result<MergeOutcome, CoreError> {
+        let row = self.ensure_stopped()?;
+        let into = match req.into.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(b) => b.to_string(),
+            None => self.base_ref()?.ok_or_else(|| CoreError::Review {
+                code: "no_branch",
+                message: "the task was not started from a branch: name the branch to merge into (`--into BRANCH`; it is created from the task's base when it does not exist)".into(),
+            })?,
+        };
+        let message = match req
+            .message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        {
+            Some(m) => m.to_string(),
+            None => self.merge_message()?,
+        };
+        let steps = Steps::load(&self.store, self.task_id())?;
+        let step_messages: BTreeMap<u32, String> = self
+            .store
+            .checkpoints(self.task_id())?
+            .iter()
+            .map(|c| (c.n, steps.commit_message(c.n)))
+            .collect();
+        let plan = MergePlan {
+            into,
+            mode: req.mode,
+            message,
+            step_messages,
+        };
+        let ledger = self.ledger()?;
+        let mut outcome = self.history()?.merge(&plan, &ledger.accepted)?;
+        outcome.worktree = row.worktree.clone();
+        outcome.worktree_bytes = if ledger.worktree_removed {
+            0
+        } else {
+            dir_bytes(Path::new(&row.worktree))
+        };
+        self.append(EventMsg::Review(ReviewEvent::Merge {
+            outcome: outcome.clone(),
+        }))?;
+        Ok(outcome)
+    }
+
+    /// Moves the task's changes onto the tip of `onto` (default: the branch it started from).
+    pub fn rebase(&self, onto: Option<&str>) -> Result<Rebased, CoreError> {
+        let row = self.ensure_stopped()?;
+        let onto = match onto.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(o) => o.to_string(),
+            None => self.base_ref()?.ok_or_else(|| CoreError::Review {
+                code: "no_branch",
+                message: "the task was not started from a branch: say which branch to rebase onto"
+                    .into(),
+            })?,
+        };
+        let mut wt = self.worktree(&row)?;
+        let rebased = wt.rebase(&onto)?;
+        self.store
+            .set_base_commit(self.task_id(), &rebased.new_base)?;
+        let checkpoint = self.journal_checkpoints(&wt)?;
+        wt.release()?;
+        self.append(EventMsg::Review(ReviewEvent::Rebase {
+            old_base: rebased.old_base.clone(),
+            new_base: rebased.new_base.clone(),
+            conflicts: rebased.conflicts.clone(),
+            checkpoint,
+        }))?;
+        Ok(rebased)
+    }
+
+    /// Writes the accepted changes as a patch file; returns its size.
+    pub fn export(&self, to: &Path) -> Result<u64, CoreError> {
+        let ledger = self.ledger()?;
+        if ledger.accepted.is_empty() {
+            return Err(bosun_workspace::WorkspaceError::NothingToMerge.into());
+        }
+        let patch = self.history()?.export_patch(&ledger.accepted)?;
+        std::fs::write(to, &patch).map_err(|e| CoreError::Review {
+            code: "io",
+            message: format!("could not write the patch to {}: {e}", to.display()),
+        })?;
+        Ok(u64::try_from(patch.len()).unwrap_or(u64::MAX))
+    }
+
+    /// Removes the task's worktree and its `bosun/<task>` branch; history and checkpoints stay.
+    pub fn remove_worktree(&self) -> Result<u64, CoreError> {
+        let row = self.ensure_stopped()?;
+        let wt = self.worktree(&row)?;
+        let freed = wt.remove()?;
+        self.append(EventMsg::Review(ReviewEvent::RemoveWorktree {
+            freed_bytes: freed,
+        }))?;
+        Ok(freed)
+    }
+
+    /// Removes the worktree and branch; with `delete_history` also the checkpoints and the
+    /// task's journal.
+    pub fn discard(&self, delete_history: bool) -> Result<(), CoreError> {
+        let row = self.ensure_stopped()?;
+        if !self.ledger()?.worktree_removed {
+            self.remove_worktree()?;
+        }
+        if delete_history {
+            bosun_workspace::delete_history(&self.home, Path::new(&row.repo), row.id.as_str())?;
+            self.store.delete_task(self.task_id())?;
+        }
+        Ok(())
+    }
+}
+
+/// Bytes of the regular files under `dir` (0 when it does not exist).
+fn dir_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(t) if t.is_file() => total += e.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
+}
