@@ -1,4 +1,6 @@
 fn main() {
+    // The custom-protocol build embeds ui/dist: a new UI build must rebuild the app.
+    println!("cargo:rerun-if-changed=../ui/dist");
     // Declaring the app's commands makes Tauri generate an `allow-<command>` permission for each;
     // `capabilities/main-window.json` grants exactly the ones the UI calls.
     let manifest = tauri_build::AppManifest::new().commands(&[
@@ -24,6 +26,23 @@ fn main() {
         "list_branches",
         "quit_app",
         "cancel_quit",
+        "review_get",
+        "review_file",
+        "review_verdict",
+        "review_undo",
+        "review_comment",
+        "review_uncomment",
+        "review_request_changes",
+        "review_timeline",
+        "review_diff",
+        "review_restore_preview",
+        "review_restore",
+        "review_merge_message",
+        "review_merge",
+        "review_rebase",
+        "review_export",
+        "review_remove_worktree",
+        "review_discard",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -73,7 +73,7 @@ pub fn unsubscribe(journal: State<'_, Journal>, subscription: SubscriptionId) ->
 pub struct Runner(pub Result<Arc<Engine>, IpcError>);
 
 impl Runner {
-    fn engine(&self) -> Result<&Arc<Engine>, IpcError> {
+    pub(crate) fn engine(&self) -> Result<&Arc<Engine>, IpcError> {
         self.0.as_ref().map_err(Clone::clone)
     }
 }

@@ -11,6 +11,7 @@ pub mod feed;
 pub mod notify;
 pub mod probe;
 pub mod quit;
+pub mod review;
 pub mod secrets;
 pub mod settings;
 pub mod steer;
@@ -107,6 +108,23 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::list_branches,
             quit::quit_app,
             quit::cancel_quit,
+            review::review_get,
+            review::review_file,
+            review::review_verdict,
+            review::review_undo,
+            review::review_comment,
+            review::review_uncomment,
+            review::review_request_changes,
+            review::review_timeline,
+            review::review_diff,
+            review::review_restore_preview,
+            review::review_restore,
+            review::review_merge_message,
+            review::review_merge,
+            review::review_rebase,
+            review::review_export,
+            review::review_remove_worktree,
+            review::review_discard,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

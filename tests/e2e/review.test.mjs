@@ -1,0 +1,195 @@
+// End to end: reviewing a finished task in the real app (custom-protocol build, Xvfb, WebDriver):
+// reject a hunk, comment on a line, request changes (the mock model receives the structured
+// comment and the task continues in the app), accept the rest, merge as one squashed commit.
+//
+// Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun,
+// bosun-mock-model, bosun-sandbox in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
+import { spawn, execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { openSession, startDriver, waitFor } from "./webdriver.mjs";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const binDir = resolve(process.env.BOSUN_BIN_DIR ?? join(process.env.CARGO_TARGET_DIR ?? join(repoRoot, "target"), "debug"));
+const artifacts = process.env.E2E_ARTIFACTS ?? "/tmp/bosun-e2e";
+const bin = (name) => join(binDir, name);
+
+const ORIGINAL = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+// Two changes far apart: two hunks.
+const EDITED = ORIGINAL.replace("line 2\n", "line two\n").replace("line 13\n", "line thirteen\n");
+
+function git(dir, ...args) {
+  return execFileSync("git", ["-C", dir, ...args], {
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Fixture",
+      GIT_AUTHOR_EMAIL: "fixture@example.com",
+      GIT_COMMITTER_NAME: "Fixture",
+      GIT_COMMITTER_EMAIL: "fixture@example.com",
+    },
+  });
+}
+
+async function startMockModel(dir, script) {
+  writeFileSync(join(dir, "script.json"), JSON.stringify(script));
+  const child = spawn(bin("bosun-mock-model"), ["--script", join(dir, "script.json"), "--record", join(dir, "rec.jsonl")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const [first] = await once(createInterface({ input: child.stdout }), "line");
+  const match = /^listening (http:\/\/127\.0\.0\.1:\d+)/.exec(first);
+  assert.ok(match, `bosun-mock-model said "${first}"`);
+  return { url: match[1], stop: () => child.kill("SIGTERM") };
+}
+
+function recorded(dir) {
+  const file = join(dir, "rec.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+async function screenshot(app, name) {
+  mkdirSync(artifacts, { recursive: true });
+  await sleep(400);
+  writeFileSync(join(artifacts, name), await app.screenshot());
+}
+
+/** Clicks the first element matching `css` (in the page, so rows scrolled into view count too). */
+const clickIn = (app, css) =>
+  app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);
+
+describe("reviewing a task in the app", () => {
+  let work;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), "bosun-e2e-review-"));
+  });
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("rejects a hunk, sends a line comment to the agent, accepts the rest and merges one squashed commit", { timeout: 180_000 }, async (t) => {
+    assert.ok(process.env.DISPLAY, "run under xvfb-run");
+    for (const name of ["bosun-app", "bosun", "bosun-mock-model", "bosun-sandbox"]) {
+      assert.ok(existsSync(bin(name)), `${bin(name)} is missing: build it first`);
+    }
+    const home = join(work, "home");
+    const repo = join(work, "lines");
+    mkdirSync(repo, { recursive: true });
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "lines.txt"), ORIGINAL);
+    git(repo, "add", "lines.txt");
+    git(repo, "commit", "-q", "-m", "initial commit");
+
+    const mockDir = join(work, "mock");
+    mkdirSync(mockDir, { recursive: true });
+    const mock = await startMockModel(mockDir, [
+      {
+        kind: "reply",
+        text: "I will spell out two numbers and add notes.",
+        tool_calls: [
+          { id: "call_w", name: "write_file", arguments: JSON.stringify({ path: "lines.txt", content: EDITED }) },
+          { id: "call_n", name: "write_file", arguments: JSON.stringify({ path: "NOTES.md", content: "notes\n" }) },
+        ],
+      },
+      { kind: "reply", text: "Spelled out two numbers." },
+      // After "Request changes":
+      {
+        kind: "reply",
+        text: "Using digits there again.",
+        tool_calls: [
+          {
+            id: "call_e",
+            name: "edit_file",
+            arguments: JSON.stringify({ path: "lines.txt", old_string: "line two\n", new_string: "line 2 (two)\n" }),
+          },
+        ],
+      },
+      { kind: "reply", text: "Line 2 now reads 'line 2 (two)'." },
+    ]);
+    t.after(() => mock.stop());
+
+    // The task runs to completion from the CLI, then is reviewed in the app.
+    const run = execFileSync(
+      bin("bosun"),
+      ["run", "--json", "--mode", "full-auto", "--repo", repo, "--prompt", "Spell out some numbers",
+       "--api", "openai-chat", "--base-url", `${mock.url}/v1`, "--model", "mock-model"],
+      { env: { ...process.env, BOSUN_HOME: home }, encoding: "utf8" },
+    );
+    const taskId = JSON.parse(run.split("\n")[0]).task_id;
+    const worktree = JSON.parse(run.split("\n")[0]).worktree;
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await waitFor("the app", () => app.find(".sidebar"));
+    const skip = await app.find("[data-skip-setup]");
+    if (skip) await app.click(skip);
+    await app.click(await waitFor("the task", () => app.find(`.sidebar [data-task-id="${taskId}"]`)));
+    await app.click(await waitFor("the review tab", () => app.find('[data-testid="review-tab"]')));
+    await waitFor("two changed files", async () => (await app.count('[data-testid="review-file"]')) === 2);
+    await clickIn(app, '[data-testid="review-file"][data-path="lines.txt"]');
+    await waitFor("its two hunks", async () => (await app.count('[data-testid="hunk"]')) === 2);
+    await screenshot(app, "review-open.png");
+
+    // Reject the second hunk: the worktree no longer has it.
+    const second = await app.run("return document.querySelectorAll('[data-testid=hunk]')[1].dataset.hunkId;");
+    await app.run("document.querySelectorAll('[data-testid=hunk]')[1].querySelector('[data-testid=hunk-reject]').click();");
+    await waitFor("the rejected hunk", () => app.find(`[data-testid="hunk"][data-hunk-id="${second}"][data-state="rejected"]`));
+    assert.equal(readFileSync(join(worktree, "lines.txt"), "utf8"), ORIGINAL.replace("line 2\n", "line two\n"));
+
+    // Comment on line 2 and request changes.
+    await clickIn(app, '[data-testid="diff-line"][data-new-line="2"] [data-testid="line-number"]');
+    await app.press("c");
+    const box = await waitFor("the comment box", () => app.find('[data-testid="comment-box"]'));
+    await app.type(box, "Keep the digit, add the word in brackets");
+    await clickIn(app, '[data-testid="comment-save"]');
+    await waitFor("the comment", () => app.find('[data-testid="comment"]'));
+    await screenshot(app, "review-comment.png");
+    await clickIn(app, '[data-testid="request-changes"]');
+
+    const request = await waitFor("the follow-up request at the mock model", () => recorded(mockDir)[2] ?? null, 60_000);
+    const messages = request.body.messages;
+    const last = messages.at(-1).content;
+    assert.match(last, /lines\.txt line 2/);
+    assert.match(last, /line two/, "the quoted code");
+    assert.match(last, /Comment: Keep the digit, add the word in brackets/);
+    await waitFor("the task completed again", () =>
+      app.find(`.sidebar [data-task-id="${taskId}"][data-status="completed"]`), 60_000);
+    assert.equal(readFileSync(join(worktree, "lines.txt"), "utf8"), ORIGINAL.replace("line 2\n", "line 2 (two)\n"));
+
+    // Back in the review: the comment is resolved, the new change is up for review.
+    await app.click(await waitFor("the review tab", () => app.find('[data-testid="review-tab"]')));
+    await waitFor("the resolved comment", async () => {
+      await clickIn(app, '[data-testid="review-file"][data-path="lines.txt"]');
+      return app.find('[data-testid="comment"][data-resolved="true"]');
+    }, 30_000, 500);
+
+    // Accept the rest and merge into main as one squashed commit.
+    await clickIn(app, '[data-testid="accept-all"]');
+    await waitFor("nothing unreviewed", async () =>
+      (await app.count('[data-testid="review-file"][data-state="unreviewed"]')) === 0 &&
+      (await app.count('[data-testid="review-file"][data-path="NOTES.md"][data-state="accepted"]')) === 1);
+    await clickIn(app, '[data-testid="merge-open"]');
+    const message = await waitFor("the merge message", () => app.find('[data-testid="merge-message"]'));
+    await app.clear(message);
+    await app.type(message, "Spell out line 2");
+    await clickIn(app, '[data-testid="merge-confirm"]');
+    await waitFor("the merge result", () => app.find('[data-testid="merge-result"][data-branch="main"]'), 30_000);
+    await screenshot(app, "review-merged.png");
+
+    assert.equal(git(repo, "log", "--format=%s", "-2"), "Spell out line 2\ninitial commit\n");
+    assert.equal(git(repo, "show", "main:lines.txt"), ORIGINAL.replace("line 2\n", "line 2 (two)\n"));
+    assert.equal(git(repo, "show", "main:NOTES.md"), "notes\n");
+    // main was checked out and clean: its working tree and index follow the merge.
+    assert.equal(git(repo, "status", "--porcelain"), "");
+    assert.equal(readFileSync(join(repo, "lines.txt"), "utf8"), ORIGINAL.replace("line 2\n", "line 2 (two)\n"));
+  });
+});
