@@ -10,3 +10,13 @@ export async function pickFolder(title: string, defaultPath?: string): Promise<s
   const picked = await invoke<string | string[] | null>("plugin:dialog|open", { options });
   return Array.isArray(picked) ? (picked[0] ?? null) : picked;
 }
+
+/**
+ * Opens the system's save dialog (needs `dialog:allow-save`); resolves with the chosen path, or
+ * null when the user cancels.
+ */
+export async function pickSavePath(title: string, defaultPath?: string): Promise<string | null> {
+  const options: Record<string, unknown> = { title };
+  if (defaultPath) options.defaultPath = defaultPath;
+  return invoke<string | null>("plugin:dialog|save", { options });
+}
