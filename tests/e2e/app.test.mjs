@@ -9,35 +9,12 @@ import { spawn, execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const targetDir = process.env.CARGO_TARGET_DIR ?? join(repoRoot, "target");
-const binDir = resolve(process.env.BOSUN_BIN_DIR ?? join(targetDir, "debug"));
-const artifacts = process.env.E2E_ARTIFACTS ?? "/tmp/bosun-e2e";
-const bin = (name) => join(binDir, name);
-
-function requireBinaries(...names) {
-  assert.ok(process.env.DISPLAY, "no DISPLAY: run the end-to-end tests under `xvfb-run -a npm run e2e`");
-  for (const name of names) {
-    assert.ok(existsSync(bin(name)), `${bin(name)} is missing: build it first (see the top of tests/e2e/app.test.mjs)`);
-  }
-}
-
-function hasCommand(name) {
-  try {
-    execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { bin, hasCommand, repoRoot, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
 /** A git repository with one commit, made with the git CLI. */
 function fixtureRepo(dir) {
@@ -58,28 +35,6 @@ function fixtureRepo(dir) {
   git("add", "README.md");
   git("commit", "-q", "-m", "initial commit");
   return dir;
-}
-
-/** Starts the scripted mock model; resolves with its base URL once it listens. */
-async function startMockModel(dir, script) {
-  const scriptPath = join(dir, "script.json");
-  writeFileSync(scriptPath, JSON.stringify(script));
-  const child = spawn(bin("bosun-mock-model"), ["--script", scriptPath, "--record", join(dir, "rec.jsonl")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const [first] = await once(lines, "line");
-  const match = /^listening (http:\/\/127\.0\.0\.1:\d+)/.exec(first);
-  assert.ok(match, `bosun-mock-model said "${first}" instead of "listening http://127.0.0.1:PORT"`);
-  return { url: match[1], stop: () => child.kill("SIGTERM") };
-}
-
-async function screenshot(session, name) {
-  mkdirSync(artifacts, { recursive: true });
-  await sleep(500); // WebKit may still show the previous frame right after a DOM change
-  const file = join(artifacts, name);
-  writeFileSync(file, await session.screenshot());
-  return file;
 }
 
 describe("the Bosun app", () => {

@@ -4,22 +4,14 @@
 //
 // Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun,
 // bosun-mock-model, bosun-sandbox in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
-import { spawn, execFileSync } from "node:child_process";
-import { once } from "node:events";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-import { setTimeout as sleep } from "node:timers/promises";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const binDir = resolve(process.env.BOSUN_BIN_DIR ?? join(process.env.CARGO_TARGET_DIR ?? join(repoRoot, "target"), "debug"));
-const artifacts = process.env.E2E_ARTIFACTS ?? "/tmp/bosun-e2e";
-const bin = (name) => join(binDir, name);
+import { bin, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
 const ORIGINAL = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 // Two changes far apart: two hunks.
@@ -38,27 +30,10 @@ function git(dir, ...args) {
   });
 }
 
-async function startMockModel(dir, script) {
-  writeFileSync(join(dir, "script.json"), JSON.stringify(script));
-  const child = spawn(bin("bosun-mock-model"), ["--script", join(dir, "script.json"), "--record", join(dir, "rec.jsonl")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const [first] = await once(createInterface({ input: child.stdout }), "line");
-  const match = /^listening (http:\/\/127\.0\.0\.1:\d+)/.exec(first);
-  assert.ok(match, `bosun-mock-model said "${first}"`);
-  return { url: match[1], stop: () => child.kill("SIGTERM") };
-}
-
 function recorded(dir) {
   const file = join(dir, "rec.jsonl");
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-}
-
-async function screenshot(app, name) {
-  mkdirSync(artifacts, { recursive: true });
-  await sleep(400);
-  writeFileSync(join(artifacts, name), await app.screenshot());
 }
 
 /** Clicks the first element matching `css` (in the page, so rows scrolled into view count too). */
@@ -75,10 +50,7 @@ describe("reviewing a task in the app", () => {
   });
 
   it("rejects a hunk, sends a line comment to the agent, accepts the rest and merges one squashed commit", { timeout: 180_000 }, async (t) => {
-    assert.ok(process.env.DISPLAY, "run under xvfb-run");
-    for (const name of ["bosun-app", "bosun", "bosun-mock-model", "bosun-sandbox"]) {
-      assert.ok(existsSync(bin(name)), `${bin(name)} is missing: build it first`);
-    }
+    requireBinaries("bosun-app", "bosun", "bosun-mock-model", "bosun-sandbox");
     const home = join(work, "home");
     const repo = join(work, "lines");
     mkdirSync(repo, { recursive: true });

@@ -1,0 +1,53 @@
+// What the end-to-end tests share: where the binaries are, the scripted mock model, screenshots.
+import { spawn, execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const targetDir = process.env.CARGO_TARGET_DIR ?? join(repoRoot, "target");
+const binDir = resolve(process.env.BOSUN_BIN_DIR ?? join(targetDir, "debug"));
+export const artifacts = process.env.E2E_ARTIFACTS ?? "/tmp/bosun-e2e";
+export const bin = (name) => join(binDir, name);
+
+export function requireBinaries(...names) {
+  assert.ok(process.env.DISPLAY, "no DISPLAY: run the end-to-end tests under `xvfb-run -a npm run e2e`");
+  for (const name of names) {
+    assert.ok(existsSync(bin(name)), `${bin(name)} is missing: build it first (see the top of tests/e2e/app.test.mjs)`);
+  }
+}
+
+export function hasCommand(name) {
+  try {
+    execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the scripted mock model (recording requests to dir/rec.jsonl); resolves with its base URL once it listens. */
+export async function startMockModel(dir, script) {
+  const scriptPath = join(dir, "script.json");
+  writeFileSync(scriptPath, JSON.stringify(script));
+  const child = spawn(bin("bosun-mock-model"), ["--script", scriptPath, "--record", join(dir, "rec.jsonl")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [first] = await once(lines, "line");
+  const match = /^listening (http:\/\/127\.0\.0\.1:\d+)/.exec(first);
+  assert.ok(match, `bosun-mock-model said "${first}" instead of "listening http://127.0.0.1:PORT"`);
+  return { url: match[1], stop: () => child.kill("SIGTERM") };
+}
+
+export async function screenshot(session, name) {
+  mkdirSync(artifacts, { recursive: true });
+  await sleep(500); // WebKit may still show the previous frame right after a DOM change
+  const file = join(artifacts, name);
+  writeFileSync(file, await session.screenshot());
+  return file;
+}
