@@ -40,6 +40,40 @@ const lines = (root: Element) => [...root.querySelectorAll<HTMLElement>('[data-t
 const lineText = (el: Element) => el.querySelector(".code")?.textContent ?? "";
 
 describe("the diff view", () => {
+  it("scrolls a long line sideways under its own bar, moving only the code, not the line numbers", () => {
+    const long = "x".repeat(300);
+    const view = render({
+      path: "long.txt",
+      hunks: [
+        hunk(1, {
+          header: "@@ -1 +1 @@",
+          old_start: 1,
+          old_lines: 1,
+          new_start: 1,
+          new_lines: 1,
+          added: 1,
+          removed: 1,
+          lines: [
+            { kind: "removed", old_line: 1, text: "short", no_newline: false },
+            { kind: "added", new_line: 1, text: long, no_newline: false },
+          ] as DiffLine[],
+        }),
+      ],
+    });
+    const bar = view.querySelector<HTMLElement>('[data-testid="diff-hscroll"]')!;
+    // As wide as the longest line (300 characters) plus the gutters.
+    expect((bar.firstElementChild as HTMLElement).style.width).toContain("300ch");
+    bar.scrollLeft = 240;
+    bar.dispatchEvent(new Event("scroll"));
+    flushSync();
+    const diff = view.querySelector<HTMLElement>(".diff")!;
+    expect(diff.style.getPropertyValue("--scroll-x")).toBe("240px");
+    // The code shifts (LineCode reads --scroll-x); the gutter is outside the shifted part.
+    const added = lines(view).find((l) => l.dataset.kind === "added")!;
+    expect(added.querySelector(".code .shift")?.textContent).toBe(long);
+    expect(added.querySelector(".shift [data-testid='line-number']")).toBeNull();
+  });
+
   it("shows a unified diff: hunks with their verdict buttons, numbered lines, folded context", () => {
     const view = render(libProps());
     const hunks = [...view.querySelectorAll<HTMLElement>('[data-testid="hunk"]')];

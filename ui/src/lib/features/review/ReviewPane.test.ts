@@ -85,6 +85,15 @@ function render(start: Review = sampleReview()) {
         return review;
       case "review_request_changes":
         return "t1";
+      case "review_timeline":
+        return [
+          { n: 1, commit: "c1", files: ["README.md"], provenance: { checkpoint: 1, call_id: "call_1", summary: "write_file README.md" }, created_at: "2026-11-30T03:00:30.000Z" },
+        ];
+      case "review_diff": {
+        // Comparing checkpoints lists files as the review does: a large one without its lines.
+        const big = { ...readmeFile(false), large: true };
+        return [big];
+      }
     }
     throw new Error(`unexpected ${cmd}`);
   });
@@ -185,5 +194,20 @@ describe("the review pane", () => {
     expect(calls.some((c) => c[0] === "review_file")).toBe(false);
     open.click();
     await until(() => target.querySelector('[data-testid="diff-line"][data-new-line="2"]'));
+  });
+
+  it("says a large file's lines are not shown when comparing checkpoints, instead of an empty diff", async () => {
+    const { target, calls } = render();
+    await until(() => target.querySelector('[data-testid="diff-line"][data-new-line="2"]'));
+    target.querySelector<HTMLButtonElement>('[data-testid="checkpoints-open"]')!.click();
+    const row = await until(() => target.querySelector<HTMLButtonElement>('[data-testid="checkpoint"][data-n="1"] .row'));
+    row.click();
+    flushSync();
+    target.querySelector<HTMLButtonElement>('[data-testid="checkpoint-compare"]')!.click();
+    const note = await until(() => target.querySelector('[data-testid="compare-large"]'));
+    expect(calls.find((c) => c[0] === "review_diff")?.[1]).toEqual({ taskId: "t1", from: 0, to: null });
+    expect(note.textContent).toContain("README.md is large");
+    expect(target.querySelector('[data-testid="open-anyway"]')).toBeNull();
+    expect(target.querySelector('[data-testid="diff-line"]')).toBeNull();
   });
 });
