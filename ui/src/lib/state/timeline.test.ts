@@ -26,6 +26,29 @@ describe("applyEvents", () => {
     expect(lineAt(tool.output, 0).text).toBe("\u001b[32mhello\u001b[0m");
   });
 
+  it("shows review verdicts, comments and merges in words", () => {
+    const t = applyEvents(emptyTimeline(), [
+      ev(1, { type: "review", action: "reject", path: "a.txt", hunks: [], checkpoint: 3 }),
+      ev(2, {
+        type: "review",
+        action: "comment",
+        comment: { id: 2, path: "a.txt", start_line: 4, end_line: 6, quote: "x", body: "Keep the digit", created_at: "", resolved: false },
+      }),
+      ev(3, { type: "review", action: "unreject", path: "a.txt", hunks: ["h"], undoes: 1 }),
+      ev(4, {
+        type: "review",
+        action: "merge",
+        outcome: { branch: "main", created: false, commits: ["c1"], files: 1, hunks: 2, left_out: 0, checked_out: true, worktree: "/w", worktree_bytes: 0 },
+      }),
+    ]);
+    expect(t.items.map((i) => (i.kind === "review" ? i.text : i.kind))).toEqual([
+      "You rejected 0 hunks of a.txt: taken out of the worktree (checkpoint 3)",
+      "You commented on a.txt:4-6: Keep the digit",
+      "Undone: 1 hunk of a.txt put back into the worktree",
+      "Merged 2 hunks into main as 1 commit",
+    ]);
+  });
+
   it("streams assistant text as it arrives, in one growing entry", () => {
     const events = sampleTask();
     const t = applyEvents(emptyTimeline(), events.slice(0, 4));

@@ -2,6 +2,7 @@ import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ApprovalRequested } from "../bindings/ApprovalRequested";
 import type { Event } from "../bindings/Event";
 import type { PlanItem } from "../bindings/PlanItem";
+import type { ReviewEvent } from "../bindings/ReviewEvent";
 import type { TaskStarted } from "../bindings/TaskStarted";
 import type { TaskStatus } from "../bindings/TaskStatus";
 import type { ToolCallStatus } from "../bindings/ToolCallStatus";
@@ -38,7 +39,8 @@ export type TimelineItem =
   | (Entry & { kind: "error"; code: string; message: string })
   | (Entry & { kind: "warning"; code: string; message: string })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
-  | (Entry & { kind: "finished"; status: TaskStatus; summary: string });
+  | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
+  | (Entry & { kind: "review"; action: ReviewEvent["action"]; text: string });
 
 export type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
 
@@ -275,6 +277,11 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         next.status = "running";
         next.finishedAt = null;
         break;
+      case "review": {
+        const { seq: _seq, task_id: _task, ts: _ts, type: _type, ...review } = ev;
+        next.items.push({ ...base, kind: "review", action: review.action, text: reviewText(review) });
+        break;
+      }
       case "task_finished":
         next.status = ev.status;
         next.pending = [];
@@ -333,4 +340,34 @@ export function argsSummary(tool: string, args: unknown): string {
 /** The approval requests of an event log (in seq order) that no `approval_resolved` answered yet. */
 export function pendingApprovals(events: readonly Event[]): ApprovalRequested[] {
   return applyEvents(emptyTimeline(), events).pending;
+}
+
+const hunks = (n: number) => (n === 1 ? "1 hunk" : `${n} hunks`);
+
+/** A review event in words, as the timeline shows it. */
+export function reviewText(r: ReviewEvent): string {
+  switch (r.action) {
+    case "accept":
+      return `You accepted ${hunks(r.hunks.length)}${r.path ? ` of ${r.path}` : ""}`;
+    case "reject":
+      return `You rejected ${hunks(r.hunks.length)} of ${r.path}: taken out of the worktree${r.checkpoint ? ` (checkpoint ${r.checkpoint})` : ""}`;
+    case "reset":
+      return `${r.undoes ? "Undone: " : ""}${hunks(r.hunks.length)} of ${r.path} back to unreviewed`;
+    case "unreject":
+      return `${r.undoes ? "Undone: " : ""}${hunks(r.hunks.length)} of ${r.path} put back into the worktree`;
+    case "comment":
+      return `You commented on ${r.comment.path}:${r.comment.start_line}${r.comment.end_line !== r.comment.start_line ? `-${r.comment.end_line}` : ""}: ${r.comment.body}`;
+    case "uncomment":
+      return r.undoes ? "Undone: a comment" : "A comment was deleted";
+    case "request_changes":
+      return `You requested changes (${r.comments.length} ${r.comments.length === 1 ? "comment" : "comments"} sent to the agent)`;
+    case "merge": {
+      const o = r.outcome;
+      return `Merged ${hunks(o.hunks)} into ${o.branch}${o.created ? " (new branch)" : ""} as ${o.commits.length === 1 ? "1 commit" : `${o.commits.length} commits`}`;
+    }
+    case "rebase":
+      return `Rebased onto ${r.new_base.slice(0, 10)}${r.conflicts.length ? `; conflicts in ${r.conflicts.join(", ")}` : ""}`;
+    case "remove_worktree":
+      return "The worktree was removed (the history stays)";
+  }
 }
