@@ -35,6 +35,7 @@ fn main() {
         "review_request_changes",
         "review_timeline",
         "review_diff",
+        "review_diff_file",
         "review_restore_preview",
         "review_restore",
         "review_merge_message",

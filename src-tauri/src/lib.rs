@@ -117,6 +117,7 @@ pub fn run() -> Result<(), tauri::Error> {
             review::review_request_changes,
             review::review_timeline,
             review::review_diff,
+            review::review_diff_file,
             review::review_restore_preview,
             review::review_restore,
             review::review_merge_message,

@@ -126,6 +126,18 @@ pub fn review_diff(
     Ok(reviewer(&runner, &task_id)?.1.diff(from, to)?)
 }
 
+/// One file between two states (0 = the base, null = the latest), with its lines.
+#[tauri::command(async)]
+pub fn review_diff_file(
+    runner: State<'_, Runner>,
+    task_id: TaskId,
+    from: u32,
+    to: Option<u32>,
+    path: String,
+) -> Result<FileDiff, IpcError> {
+    Ok(reviewer(&runner, &task_id)?.1.diff_file(from, to, &path)?)
+}
+
 #[tauri::command(async)]
 pub fn review_restore_preview(
     runner: State<'_, Runner>,

@@ -5,7 +5,7 @@ use super::Reviewer;
 use super::steps::Steps;
 use crate::CoreError;
 use bosun_protocol::{
-    EventMsg, MergeOutcome, MergeRequest, ReviewEvent, ReviewFile, TimelineCheckpoint,
+    EventMsg, FileDiff, MergeOutcome, MergeRequest, ReviewEvent, ReviewFile, TimelineCheckpoint,
 };
 use bosun_workspace::{DiffPoint, MergePlan, Rebased};
 use std::collections::BTreeMap;
@@ -22,12 +22,14 @@ impl Reviewer {
 
     /// The files between two states: checkpoint numbers, 0 = the base, None = the latest.
     pub fn diff(&self, from: u32, to: Option<u32>) -> Result<Vec<ReviewFile>, CoreError> {
-        let point = |n: u32| match n {
-            0 => DiffPoint::Base,
-            n => DiffPoint::Checkpoint(n),
-        };
         let to = to.map_or(DiffPoint::Latest, point);
         Ok(self.history()?.diff_files(point(from), to, true)?)
+    }
+
+    /// One file between two states, opened (lines even when it is large, both texts).
+    pub fn diff_file(&self, from: u32, to: Option<u32>, path: &str) -> Result<FileDiff, CoreError> {
+        let to = to.map_or(DiffPoint::Latest, point);
+        Ok(self.history()?.diff_file(point(from), to, path)?)
     }
 
     /// The paths restoring checkpoint `n` would rewrite in the worktree.
@@ -188,6 +190,14 @@ impl Reviewer {
             self.store.delete_task(self.task_id())?;
         }
         Ok(())
+    }
+}
+
+/// A checkpoint number as a diff point: 0 is the base.
+fn point(n: u32) -> DiffPoint {
+    match n {
+        0 => DiffPoint::Base,
+        n => DiffPoint::Checkpoint(n),
     }
 }
 

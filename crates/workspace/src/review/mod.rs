@@ -81,6 +81,26 @@ pub struct Rebased {
     pub checkpoint: Option<Checkpoint>,
 }
 
+/// A file's change opened: hunks with lines (also when it is large) and both texts up to the
+/// full-text limit.
+fn opened(a: &Analysed) -> FileDiff {
+    let mut file = listing::review_file(a, true);
+    if file.large {
+        for (hunk, h) in file.hunks.iter_mut().zip(&a.hunks) {
+            hunk.lines = listing::review_hunk(a, h, hunk.number, true).lines;
+        }
+    }
+    let text_of = |exists: bool, bytes: &[u8]| {
+        (exists && !a.binary && bytes.len() <= FULL_TEXT_LIMIT)
+            .then(|| String::from_utf8_lossy(bytes).into_owned())
+    };
+    FileDiff {
+        old_text: text_of(a.change.old.is_some(), &a.old_bytes),
+        new_text: text_of(a.change.new.is_some(), &a.new_bytes),
+        file,
+    }
+}
+
 impl TaskHistory {
     pub fn open(repo_root: &Path, task_id: &str, base_commit: &str) -> Result<TaskHistory> {
         validate_task_id(task_id)?;
@@ -120,26 +140,12 @@ impl TaskHistory {
     /// One file (by its latest path, or its old path for a deletion) with lines and both texts.
     pub fn review_file(&self, path: &str) -> Result<FileDiff> {
         let a = self.analysed_file(path)?;
-        let chain = self.chain()?;
-        let mut file = listing::review_file(&a, true);
-        if file.large {
-            for (hunk, h) in file.hunks.iter_mut().zip(&a.hunks) {
-                hunk.lines = listing::review_hunk(&a, h, hunk.number, true).lines;
-            }
-        }
-        let steps = chain.hunk_steps(&self.repo, &a)?;
-        for (hunk, steps) in file.hunks.iter_mut().zip(steps) {
+        let mut diff = opened(&a);
+        let steps = self.chain()?.hunk_steps(&self.repo, &a)?;
+        for (hunk, steps) in diff.file.hunks.iter_mut().zip(steps) {
             hunk.provenance = steps.into_iter().map(provenance_of).collect();
         }
-        let text_of = |exists: bool, bytes: &[u8]| {
-            (exists && !a.binary && bytes.len() <= FULL_TEXT_LIMIT)
-                .then(|| String::from_utf8_lossy(bytes).into_owned())
-        };
-        Ok(FileDiff {
-            old_text: text_of(a.change.old.is_some(), &a.old_bytes),
-            new_text: text_of(a.change.new.is_some(), &a.new_bytes),
-            file,
-        })
+        Ok(diff)
     }
 
     /// Files between any two states (no provenance), e.g. two checkpoints of the timeline.
@@ -155,6 +161,12 @@ impl TaskHistory {
             .into_iter()
             .map(|c| change::analyse(&self.repo, c).map(|a| listing::review_file(&a, with_lines)))
             .collect()
+    }
+
+    /// One file between any two states, opened: lines (also of a large file) and both texts;
+    /// no verdicts or provenance.
+    pub fn diff_file(&self, from: DiffPoint, to: DiffPoint, path: &str) -> Result<FileDiff> {
+        Ok(opened(&self.analysed_between(from, to, path)?))
     }
 
     /// Whether a checkpoint after `sent` changed any of lines `start..=end` of `path`, the range
@@ -287,9 +299,19 @@ impl TaskHistory {
 
     /// The change of one file, by its latest path or (for a deletion or rename) its old path.
     pub(crate) fn analysed_file(&self, path: &str) -> Result<Analysed> {
+        self.analysed_between(DiffPoint::Base, DiffPoint::Latest, path)
+    }
+
+    /// One file's change between two states.
+    pub(crate) fn analysed_between(
+        &self,
+        from: DiffPoint,
+        to: DiffPoint,
+        path: &str,
+    ) -> Result<Analysed> {
         let path = normalise(path)?;
-        let base = self.tree_at(DiffPoint::Base)?;
-        let latest = self.tree_at(DiffPoint::Latest)?;
+        let base = self.tree_at(from)?;
+        let latest = self.tree_at(to)?;
         // A path on both sides cannot be half of a rename: no need to diff the whole trees.
         let side = |tree: &git2::Tree<'_>| {
             tree.get_path(Path::new(&path))

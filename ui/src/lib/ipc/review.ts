@@ -63,6 +63,11 @@ export function reviewDiff(taskId: string, from: number, to: number | null): Pro
   return call("review_diff", { taskId, from, to });
 }
 
+/** One file between two checkpoints, opened with its lines even when it is large. */
+export function reviewDiffFile(taskId: string, from: number, to: number | null, path: string): Promise<FileDiff> {
+  return call("review_diff_file", { taskId, from, to, path });
+}
+
 /** The paths restoring `checkpoint` would change. */
 export function reviewRestorePreview(taskId: string, checkpoint: number): Promise<string[]> {
   return call("review_restore_preview", { taskId, checkpoint });

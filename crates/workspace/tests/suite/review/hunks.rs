@@ -3,7 +3,7 @@
 
 use super::*;
 use bosun_protocol::{FileStatus, HunkKind, LineKind, MergeMode};
-use bosun_workspace::MergePlan;
+use bosun_workspace::{DiffPoint, MergePlan};
 use pretty_assertions::assert_eq;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -496,6 +496,36 @@ fn a_large_file_is_listed_with_counts_and_opens_with_its_lines_on_demand() {
         24_000
     );
     assert_eq!(opened.new_text.unwrap().len(), join(&latest).len());
+
+    // Between two checkpoints (the timeline's compare) it opens with its lines too.
+    let mut again = latest.clone();
+    again[5] = "sixth, edited\n".into();
+    put(&t.worktree, "big.txt", &join(&again));
+    step(&mut t, "edit one line");
+    let history = t.history().unwrap();
+    let between = history
+        .diff_file(
+            DiffPoint::Checkpoint(1),
+            DiffPoint::Checkpoint(2),
+            "big.txt",
+        )
+        .unwrap();
+    assert_eq!((between.file.added, between.file.removed), (1, 1));
+    let changed: Vec<&str> = between.file.hunks[0]
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Context)
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(changed, vec![latest[5].trim_end(), "sixth, edited"]);
+    assert!(matches!(
+        history.diff_file(
+            DiffPoint::Checkpoint(1),
+            DiffPoint::Checkpoint(2),
+            "small.txt"
+        ),
+        Err(bosun_workspace::WorkspaceError::NotChanged { .. })
+    ));
 }
 
 #[test]

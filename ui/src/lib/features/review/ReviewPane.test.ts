@@ -94,6 +94,9 @@ function render(start: Review = sampleReview()) {
         const big = { ...readmeFile(false), large: true };
         return [big];
       }
+      case "review_diff_file":
+        // Opened on demand: the same file with its lines.
+        return { file: { ...readmeFile(), large: true } };
     }
     throw new Error(`unexpected ${cmd}`);
   });
@@ -196,7 +199,7 @@ describe("the review pane", () => {
     await until(() => target.querySelector('[data-testid="diff-line"][data-new-line="2"]'));
   });
 
-  it("says a large file's lines are not shown when comparing checkpoints, instead of an empty diff", async () => {
+  it("holds a large file when comparing checkpoints and opens its lines on demand", async () => {
     const { target, calls } = render();
     await until(() => target.querySelector('[data-testid="diff-line"][data-new-line="2"]'));
     target.querySelector<HTMLButtonElement>('[data-testid="checkpoints-open"]')!.click();
@@ -207,7 +210,9 @@ describe("the review pane", () => {
     const note = await until(() => target.querySelector('[data-testid="compare-large"]'));
     expect(calls.find((c) => c[0] === "review_diff")?.[1]).toEqual({ taskId: "t1", from: 0, to: null });
     expect(note.textContent).toContain("README.md is large");
-    expect(target.querySelector('[data-testid="open-anyway"]')).toBeNull();
     expect(target.querySelector('[data-testid="diff-line"]')).toBeNull();
+    target.querySelector<HTMLButtonElement>('[data-testid="compare-open"]')!.click();
+    await until(() => target.querySelector('[data-testid="diff-line"][data-new-line="2"]'));
+    expect(calls.find((c) => c[0] === "review_diff_file")?.[1]).toEqual({ taskId: "t1", from: 0, to: null, path: "README.md" });
   });
 });
