@@ -374,3 +374,51 @@ fn a_base_that_moved_into_a_conflict_refuses_the_merge_and_a_rebase_leaves_confl
     assert_eq!(review["base_commit"].as_str().unwrap(), main_before.trim());
     assert_eq!(file(&review, "NOTES.md")["status"], "added");
 }
+
+#[test]
+fn undoing_a_reject_of_a_change_the_agent_made_again_leaves_the_file_as_the_agent_wrote_it() {
+    let env = Env::new();
+    let (server, task) = task_with_changes(&env);
+    let wt = worktree(&env, &task);
+    ok(&env, &["reject", &task, "src/lib.rs:2"]);
+    assert_ne!(
+        std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
+        edited_lib()
+    );
+
+    // The agent writes the same change again.
+    server.push(tools(vec![call(
+        "w3",
+        "write_file",
+        json!({"path": "src/lib.rs", "content": edited_lib()}),
+    )]));
+    server.push(text("Wrote it again."));
+    let out = env
+        .bosun()
+        .args(["continue", &task, "--prompt", "write it again", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let review = env.json(&["review", &task, "--json"]);
+    assert_eq!(
+        states(file(&review, "src/lib.rs")),
+        vec!["unreviewed", "unreviewed"]
+    );
+
+    // Undo takes the rejection back without putting the change in a second time.
+    ok(&env, &["undo", &task]);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
+        edited_lib()
+    );
+    let review = env.json(&["review", &task, "--json"]);
+    assert_eq!(review["counts"]["rejected"], 0, "{review:#}");
+    assert_eq!(
+        states(file(&review, "src/lib.rs")),
+        vec!["unreviewed", "unreviewed"]
+    );
+}

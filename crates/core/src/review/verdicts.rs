@@ -203,16 +203,33 @@ impl Reviewer {
         for r in records {
             groups.entry((r.seq, r.path.clone())).or_default().push(r);
         }
+        let history = self.history()?;
         let mut wt = self.worktree(row)?;
         // Newest rejection first, so each is put back onto the state it was taken from.
         for ((_, path), group) in groups.into_iter().rev() {
-            let hunks: Vec<_> = group.iter().map(|r| r.record.clone()).collect();
-            let message = format!("Put back {} of {path} in review", plural(hunks.len()));
-            wt.unreject_hunks(&path, &hunks, group[0].checkpoint, &message)?;
-            let checkpoint = self.journal_checkpoints(&wt)?;
+            // A hunk the agent has since made again is in the worktree already: only its
+            // rejection is taken back.
+            let present: Vec<String> = match history.review_file(&path) {
+                Ok(d) => d.file.hunks.into_iter().map(|h| h.id).collect(),
+                Err(_) => Vec::new(),
+            };
+            let (again, back): (Vec<&ActiveReject>, Vec<&ActiveReject>) = group
+                .into_iter()
+                .partition(|r| present.contains(&r.record.hunk.id));
+            let mut checkpoint = None;
+            if let Some(first) = back.first() {
+                let hunks: Vec<_> = back.iter().map(|r| r.record.clone()).collect();
+                let message = format!("Put back {} of {path} in review", plural(hunks.len()));
+                wt.unreject_hunks(&path, &hunks, first.checkpoint, &message)?;
+                checkpoint = self.journal_checkpoints(&wt)?;
+            }
             self.append(EventMsg::Review(ReviewEvent::Unreject {
                 path: path.clone(),
-                hunks: hunks.iter().map(|h| h.hunk.id.clone()).collect(),
+                hunks: back
+                    .iter()
+                    .chain(again.iter())
+                    .map(|r| r.record.hunk.id.clone())
+                    .collect(),
                 checkpoint,
                 undoes,
             }))?;
