@@ -146,15 +146,9 @@ fn a_review_from_reject_and_comment_to_a_squashed_merge_keeps_exactly_what_was_a
         json!({"path": "src/lib.rs", "old_string": "/// A warm greeting.", "new_string": "/// A kind greeting."}),
     )]));
     server.push(text("Now it says kind."));
-    let out = env
-        .bosun()
-        .args(["request-changes", &task, "--json", "--mode", "full-auto"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    ok(
+        &env,
+        &["request-changes", &task, "--json", "--mode", "full-auto"],
     );
     let requests = server.requests();
     let sent = messages(&requests[2]);
@@ -393,15 +387,9 @@ fn undoing_a_reject_of_a_change_the_agent_made_again_leaves_the_file_as_the_agen
         json!({"path": "src/lib.rs", "content": edited_lib()}),
     )]));
     server.push(text("Wrote it again."));
-    let out = env
-        .bosun()
-        .args(["continue", &task, "--prompt", "write it again", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    ok(
+        &env,
+        &["continue", &task, "--prompt", "write it again", "--json"],
     );
     let review = env.json(&["review", &task, "--json"]);
     assert_eq!(
