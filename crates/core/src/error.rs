@@ -5,11 +5,13 @@ use thiserror::Error;
 /// to the model as tool results.
 #[derive(Debug, Error)]
 pub enum CoreError {
-    #[error("{0}")]
+    // Transparent: the message is the source's own, printed once (not "x: x" in an error chain).
+    #[error(transparent)]
     Workspace(#[from] bosun_workspace::WorkspaceError),
+    /// Not a `source`: the message already carries it (an error chain would print it twice).
     #[error("the journal failed: {0}")]
-    Store(#[from] bosun_store::StoreError),
-    #[error("{0}")]
+    Store(bosun_store::StoreError),
+    #[error(transparent)]
     Model(#[from] bosun_model::ModelError),
     #[error("tool failed inside Bosun: {0}")]
     Tool(String),
@@ -20,6 +22,12 @@ pub enum CoreError {
     /// A review operation refused (`code` says which kind for the UI).
     #[error("{message}")]
     Review { code: &'static str, message: String },
+}
+
+impl From<bosun_store::StoreError> for CoreError {
+    fn from(e: bosun_store::StoreError) -> Self {
+        CoreError::Store(e)
+    }
 }
 
 impl CoreError {
@@ -33,6 +41,7 @@ impl CoreError {
                 bosun_workspace::WorkspaceError::NoSuchHunk { .. }
                 | bosun_workspace::WorkspaceError::NotChanged { .. } => "not_found",
                 bosun_workspace::WorkspaceError::HunkDoesNotApply { .. } => "does_not_apply",
+                bosun_workspace::WorkspaceError::InvalidBranch { .. } => "bad_request",
                 _ => "worktree_error",
             },
             CoreError::Store(_) => "journal_error",

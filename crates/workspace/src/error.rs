@@ -61,6 +61,10 @@ pub enum WorkspaceError {
         paths: Vec<String>,
     },
     #[error(
+        "`{name}` is not a valid branch name: use letters, digits and / - _ . (no spaces, no `..`, not ending in `.lock`)"
+    )]
+    InvalidBranch { name: String },
+    #[error(
         "nothing to merge: no hunk is accepted yet (accept hunks with `bosun accept TASK PATH[:HUNK]`)"
     )]
     NothingToMerge,

@@ -281,6 +281,13 @@ fn undo_takes_back_an_accept_and_a_reject_puts_a_deleted_new_file_back_byte_for_
     let (success, _, err) = env.text(&["accept", &task, "no/such.file"]);
     assert!(!success);
     assert!(err.contains("not changed by this task"), "{err}");
+    assert_eq!(err.matches("not changed").count(), 1, "said once: {err}");
+    let (success, _, err) = env.text(&["merge", &task, "--into", "bad..name"]);
+    assert!(!success);
+    assert!(
+        err.contains("`bad..name` is not a valid branch name"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -82,22 +82,19 @@ impl TaskHistory {
     /// clean, with `NothingToMerge` when nothing is accepted. `worktree` and `worktree_bytes` of
     /// the outcome are left empty/0 for the caller.
     pub fn merge(&self, plan: &MergePlan, accepted: &HashSet<String>) -> Result<MergeOutcome> {
-        let analysed = self.analysed()?;
-        let keep_all = |id: &str| accepted.contains(id);
-        let (hunks, total) = count(&analysed, &keep_all);
-        if hunks == 0 {
-            return Err(WorkspaceError::NothingToMerge);
-        }
         let branch = plan
             .into
             .trim()
             .trim_start_matches("refs/heads/")
             .to_string();
         if !git2::Branch::name_is_valid(&branch).unwrap_or(false) {
-            return Err(WorkspaceError::InvalidPath {
-                path: branch,
-                reason: "it is not a valid branch name",
-            });
+            return Err(WorkspaceError::InvalidBranch { name: branch });
+        }
+        let analysed = self.analysed()?;
+        let keep_all = |id: &str| accepted.contains(id);
+        let (hunks, total) = count(&analysed, &keep_all);
+        if hunks == 0 {
+            return Err(WorkspaceError::NothingToMerge);
         }
         let base = self.base_oid()?;
         let existing = self
