@@ -4,7 +4,7 @@ use crate::patch::{FilePatch, TextFile, apply_hunks, parse_patch};
 use crate::path::{Resolved, confine_for_write, normalize_rel};
 use crate::text::looks_binary;
 use crate::write_file::write_text;
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -50,9 +50,7 @@ impl ToolHandler for ApplyPatch {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("apply_patch", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || apply(&worktree, &args.patch)).await
+        on_worktree("apply_patch", &args, ctx, |w, a: &Args| apply(w, &a.patch)).await
     }
 }
 

@@ -5,7 +5,7 @@ use crate::path::{confine_for_write, normalize_rel};
 use crate::read_file::missing;
 use crate::text::{looks_binary, truncate_at};
 use crate::write_file::write_text;
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -51,9 +51,7 @@ impl ToolHandler for EditFile {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("edit_file", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || edit(&worktree, &args)).await
+        on_worktree("edit_file", &args, ctx, edit).await
     }
 }
 

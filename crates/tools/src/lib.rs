@@ -176,6 +176,18 @@ pub(crate) async fn blocking<T: Send + 'static>(
         .map_err(|e| ToolError::Fatal(format!("a tool's worker thread failed: {e}")))?
 }
 
+/// A file tool's call: its arguments parsed, then `run` on a blocking thread in the worktree.
+pub(crate) async fn on_worktree<A: serde::de::DeserializeOwned + Send + 'static>(
+    tool: &str,
+    args: &serde_json::Value,
+    ctx: &ToolContext,
+    run: fn(&std::path::Path, &A) -> Result<ToolOutput, ToolError>,
+) -> Result<ToolOutput, ToolError> {
+    let args: A = parse_args(tool, args)?;
+    let worktree = ctx.worktree.clone();
+    blocking(move || run(&worktree, &args)).await
+}
+
 /// Builds a tool spec whose parameters are a closed JSON Schema object.
 pub(crate) fn spec(
     name: &str,

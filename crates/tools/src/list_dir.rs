@@ -2,7 +2,7 @@
 
 use crate::path::{confine, normalize_rel};
 use crate::read_file::missing;
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -49,9 +49,10 @@ impl ToolHandler for ListDir {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("list_dir", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || list(&worktree, &args).map(ToolOutput::text)).await
+        on_worktree("list_dir", &args, ctx, |w, a| {
+            list(w, a).map(ToolOutput::text)
+        })
+        .await
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::path::{confine, normalize_rel};
 use crate::text::{human_size, looks_binary, truncate_at};
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -54,9 +54,10 @@ impl ToolHandler for ReadFile {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("read_file", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || read(&worktree, &args).map(ToolOutput::text)).await
+        on_worktree("read_file", &args, ctx, |w, a| {
+            read(w, a).map(ToolOutput::text)
+        })
+        .await
     }
 }
 

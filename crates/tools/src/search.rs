@@ -4,7 +4,7 @@
 use crate::path::{confine, normalize_rel};
 use crate::read_file::missing;
 use crate::text::{looks_binary, truncate_at};
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -54,9 +54,10 @@ impl ToolHandler for Search {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("search", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || search(&worktree, &args).map(ToolOutput::text)).await
+        on_worktree("search", &args, ctx, |w, a| {
+            search(w, a).map(ToolOutput::text)
+        })
+        .await
     }
 }
 

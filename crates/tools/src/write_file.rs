@@ -2,7 +2,7 @@
 
 use crate::path::{confine_for_write, normalize_rel};
 use crate::text::human_size;
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, blocking, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
@@ -43,9 +43,7 @@ impl ToolHandler for WriteFile {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args("write_file", &args)?;
-        let worktree = ctx.worktree.clone();
-        blocking(move || write(&worktree, &args)).await
+        on_worktree("write_file", &args, ctx, write).await
     }
 }
 
