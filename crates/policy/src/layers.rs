@@ -120,11 +120,17 @@ impl Reader<'_> {
         }
     }
 
-    fn globs(&self, key: &str, item: &Item) -> Result<Vec<Entry<PathGlob>>, PolicyError> {
+    /// A list of strings, each parsed with `parse` (an error names the file and line).
+    fn entries<T>(
+        &self,
+        key: &str,
+        item: &Item,
+        parse: fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<Entry<T>>, PolicyError> {
         self.strings(key, item)?
             .into_iter()
             .map(|(text, origin)| {
-                let value = PathGlob::new(&text).map_err(|m| PolicyError::Invalid {
+                let value = parse(&text).map_err(|m| PolicyError::Invalid {
                     file: origin.file.clone(),
                     line: origin.line,
                     message: m,
@@ -138,22 +144,12 @@ impl Reader<'_> {
             .collect()
     }
 
+    fn globs(&self, key: &str, item: &Item) -> Result<Vec<Entry<PathGlob>>, PolicyError> {
+        self.entries(key, item, PathGlob::new)
+    }
+
     fn patterns(&self, key: &str, item: &Item) -> Result<Vec<Entry<CommandPattern>>, PolicyError> {
-        self.strings(key, item)?
-            .into_iter()
-            .map(|(text, origin)| {
-                let value = CommandPattern::parse(&text).map_err(|m| PolicyError::Invalid {
-                    file: origin.file.clone(),
-                    line: origin.line,
-                    message: m,
-                })?;
-                Ok(Entry {
-                    value,
-                    text,
-                    origin,
-                })
-            })
-            .collect()
+        self.entries(key, item, CommandPattern::parse)
     }
 }
 
