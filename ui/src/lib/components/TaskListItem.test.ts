@@ -2,6 +2,7 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { TaskRow } from "../bindings/TaskRow";
+import { taskRow } from "../../test/rows";
 import TaskSidebar from "../features/tasks/TaskSidebar.svelte";
 import { TaskList } from "../state/taskList.svelte";
 import TaskListItem, { formatDuration } from "./TaskListItem.svelte";
@@ -9,31 +10,8 @@ import TaskListItem, { formatDuration } from "./TaskListItem.svelte";
 const started = "2026-11-30T03:00:00.000Z";
 const at = (seconds: number) => new Date(Date.parse(started) + seconds * 1000);
 
-const task = (over: Partial<TaskRow>): TaskRow => ({
-  id: "t1",
-  repo: "/work/api",
-  prompt: "Fix the parser",
-  status: "running",
-  summary: null,
-  created_at: started,
-  updated_at: started,
-  finished_at: null,
-  provider: "p",
-  model: "m",
-  base_commit: "c",
-  branch: "b",
-  worktree: "w",
-  input_tokens: 0,
-  output_tokens: 0,
-  cached_input_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0.12,
-  priced: true,
-  tool_calls: 0,
-  last_seq: 0,
-  owner_pid: 1,
-  ...over,
-});
+const task = (over: Partial<TaskRow>): TaskRow =>
+  taskRow({ repo: "/work/api", prompt: "Fix the parser", status: "running", created_at: started, updated_at: started, cost_usd: 0.12, ...over });
 
 let app: ReturnType<typeof mount> | null = null;
 afterEach(() => {

@@ -1,31 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { TaskRow } from "../bindings/TaskRow";
+import { taskRow } from "../../test/rows";
 import { TaskList } from "./taskList.svelte";
 
-const row = (id: string): TaskRow => ({
-  id,
-  repo: "/r",
-  prompt: id,
-  status: "running",
-  summary: null,
-  created_at: "2026-11-30T03:00:00.000Z",
-  updated_at: "2026-11-30T03:00:00.000Z",
-  finished_at: null,
-  provider: "p",
-  model: "m",
-  base_commit: "c",
-  branch: "b",
-  worktree: "w",
-  input_tokens: 0,
-  output_tokens: 0,
-  cached_input_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0,
-  priced: true,
-  tool_calls: 0,
-  last_seq: 0,
-  owner_pid: 1,
-});
+const row = (id: string): TaskRow => taskRow({ id, prompt: id, status: "running" });
 
 describe("TaskList", () => {
   it("shows the newest task as it appears until the user picks one", () => {

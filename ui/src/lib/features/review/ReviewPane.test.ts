@@ -3,6 +3,7 @@ import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Review } from "../../bindings/Review";
 import type { TaskRow } from "../../bindings/TaskRow";
+import { taskRow } from "../../../test/rows";
 import ReviewPane from "./ReviewPane.svelte";
 import { libDiff, readmeFile, sampleReview } from "./fixtures";
 
@@ -14,30 +15,17 @@ afterEach(() => {
   clearMocks();
 });
 
-const task: TaskRow = {
-  id: "t1",
+const task: TaskRow = taskRow({
   repo: "/work/acme",
   prompt: "Rename total",
-  status: "completed",
   summary: "Done.",
-  created_at: "2026-11-30T03:00:00.000Z",
-  updated_at: "2026-11-30T03:00:00.000Z",
   finished_at: "2026-11-30T03:01:00.000Z",
-  provider: "p",
-  model: "m",
   base_commit: "abc123",
   branch: "bosun/t1",
   worktree: "/wt/t1",
-  input_tokens: 0,
-  output_tokens: 0,
-  cached_input_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0,
-  priced: true,
   tool_calls: 2,
   last_seq: 20,
-  owner_pid: 1,
-};
+});
 
 async function until<T>(found: () => T | null | undefined): Promise<T> {
   for (let i = 0; i < 200; i++) {

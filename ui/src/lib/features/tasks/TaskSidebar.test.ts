@@ -2,34 +2,13 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TaskRow } from "../../bindings/TaskRow";
+import { taskRow } from "../../../test/rows";
 import { displayOrder, groupByRepo, neighbour } from "../../state/repoGroups";
 import { TaskList } from "../../state/taskList.svelte";
 import TaskSidebar from "./TaskSidebar.svelte";
 
-const row = (id: string, repo: string, minute: number): TaskRow => ({
-  id,
-  repo,
-  prompt: `task ${id}`,
-  status: "completed",
-  summary: null,
-  created_at: `2026-11-30T03:${String(minute).padStart(2, "0")}:00.000Z`,
-  updated_at: "2026-11-30T03:00:00.000Z",
-  finished_at: null,
-  provider: "p",
-  model: "m",
-  base_commit: "c",
-  branch: "b",
-  worktree: "w",
-  input_tokens: 0,
-  output_tokens: 0,
-  cached_input_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0,
-  priced: true,
-  tool_calls: 0,
-  last_seq: 0,
-  owner_pid: 1,
-});
+const row = (id: string, repo: string, minute: number): TaskRow =>
+  taskRow({ id, repo, prompt: `task ${id}`, created_at: `2026-11-30T03:${String(minute).padStart(2, "0")}:00.000Z` });
 
 // As the journal lists them, newest first, two repositories interleaved.
 const tasks = [row("d", "/work/api", 4), row("c", "/work/web", 3), row("b", "/work/api", 2), row("a", "/work/web", 1)];

@@ -3,6 +3,7 @@ import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import { sampleTask } from "../../../test/events";
 import type { TaskRow } from "../../bindings/TaskRow";
+import { taskRow } from "../../../test/rows";
 import { libDiff, sampleReview } from "../review/fixtures";
 import TaskTimelinePane from "./TaskTimelinePane.svelte";
 
@@ -24,11 +25,9 @@ async function until<T>(found: () => T | null | undefined): Promise<T> {
   throw new Error("never appeared");
 }
 
-const task: TaskRow = {
-  id: "t1",
+const task: TaskRow = taskRow({
   repo: "/home/dev/acme",
   prompt: "Say hello",
-  status: "completed",
   summary: "Done.",
   created_at: "2026-11-30T03:15:00.000Z",
   updated_at: "2026-11-30T03:15:02.000Z",
@@ -38,16 +37,9 @@ const task: TaskRow = {
   base_commit: "abc123",
   branch: "bosun/t1",
   worktree: "/wt/t1",
-  input_tokens: 0,
-  output_tokens: 0,
-  cached_input_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0,
-  priced: true,
   tool_calls: 1,
   last_seq: 13,
-  owner_pid: 1,
-};
+});
 
 describe("the task view's review tab", () => {
   it("opens the review of a task that changed files, and a hunk's step shows in the timeline", async () => {
