@@ -99,35 +99,14 @@ fn an_api_key_reaches_the_server_but_never_the_journal_output_or_commands() {
         text("done"),
     ])
     .unwrap();
-    let base = format!("{}/v1", server.url());
-    let out = env
-        .bosun()
-        .env("MY_PROVIDER_KEY", secret)
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            "print env",
-            "--api",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--model",
-            "m",
-            "--api-key-env",
-            "MY_PROVIDER_KEY",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = env.run_with_env(
+        &server,
+        "print env",
+        &["--api-key-env", "MY_PROVIDER_KEY"],
+        &[("MY_PROVIDER_KEY", secret)],
     );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let out = &run.output;
     let auth = server.requests()[0]
         .headers
         .iter()

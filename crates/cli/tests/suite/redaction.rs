@@ -23,29 +23,14 @@ fn secrets_in_files_and_the_environment_never_reach_the_model_or_the_journal() {
         text("read it"),
     ])
     .unwrap();
-    let base = format!("{}/v1", server.url());
-    let out = env
-        .bosun()
-        .env("MY_SERVICE_TOKEN", token)
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            "read deploy.txt",
-        ])
-        .args(["--api", "openai-chat", "--base-url", &base, "--model", "m"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = env.run_with_env(
+        &server,
+        "read deploy.txt",
+        &[],
+        &[("MY_SERVICE_TOKEN", token)],
     );
-    let events = parse_events(&out.stdout);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let events = &run.events;
 
     let sent = serde_json::to_string(&server.requests()[1].body).unwrap();
     assert!(
@@ -59,7 +44,7 @@ fn secrets_in_files_and_the_environment_never_reach_the_model_or_the_journal() {
         "a commit hash is not a secret"
     );
 
-    let printed = String::from_utf8_lossy(&out.stdout);
+    let printed = String::from_utf8_lossy(&run.output.stdout);
     assert!(!printed.contains(aws) && !printed.contains(token));
     let db = std::fs::read(env.home.join("bosun.db")).unwrap();
     let wal = std::fs::read(env.home.join("bosun.db-wal")).unwrap_or_default();

@@ -91,6 +91,17 @@ impl Env {
 
     /// `bosun run --json` against the mock server with the OpenAI wire format.
     pub fn run(&self, server: &MockModelServer, prompt: &str, extra: &[&str]) -> Run {
+        self.run_with_env(server, prompt, extra, &[])
+    }
+
+    /// [`Env::run`] with extra environment variables for the `bosun` process.
+    pub fn run_with_env(
+        &self,
+        server: &MockModelServer,
+        prompt: &str,
+        extra: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Run {
         let base = format!("{}/v1", server.url());
         let mut args = vec![
             "run",
@@ -107,17 +118,25 @@ impl Env {
             "mock-model",
         ];
         args.extend_from_slice(extra);
-        self.run_args(&args)
+        self.run_args_with_env(&args, vars)
     }
 
     /// `bosun ARGS`; a `run` without `--mode` runs in full-auto (the loop's own tests are not
     /// about approvals; those pass `--mode` themselves).
     pub fn run_args(&self, args: &[&str]) -> Run {
+        self.run_args_with_env(args, &[])
+    }
+
+    fn run_args_with_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
         let mut args = args.to_vec();
         if args.first() == Some(&"run") && !args.contains(&"--mode") {
             args.extend(["--mode", "full-auto"]);
         }
-        let output = self.bosun().args(&args).output().unwrap();
+        let mut cmd = self.bosun();
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let output = cmd.args(&args).output().unwrap();
         let events = parse_events(&output.stdout);
         Run { events, output }
     }
