@@ -80,9 +80,9 @@ impl Reviewer {
         }))
     }
 
-    /// Refuses changes while the task runs (its worktree is the agent's).
+    /// Refuses changes while the task runs (its worktree is the agent's). A task whose process
+    /// died already reads as interrupted: [`Reviewer::open`] reconciled the journal.
     pub(crate) fn ensure_stopped(&self) -> Result<TaskRow, CoreError> {
-        self.store.reconcile_interrupted()?;
         let row = self.row()?;
         if row.status == TaskStatus::Running {
             return Err(CoreError::Review {

@@ -52,23 +52,14 @@ impl Reviewer {
         hunks: Option<&[HunkSel]>,
     ) -> Result<Review, CoreError> {
         let row = self.ensure_stopped()?;
-        let review = self.review(false)?;
-        let targets: Vec<&ReviewFile> = match path {
-            Some(p) => {
-                let file = review
-                    .files
-                    .iter()
-                    .find(|f| f.path == p || f.old_path.as_deref() == Some(p))
-                    .ok_or_else(|| WorkspaceError::NotChanged {
-                        path: p.to_string(),
-                    })?;
-                vec![file]
-            }
-            None => review.files.iter().collect(),
+        // One file's verdict looks at that file only (the per-hunk keys of the review screen).
+        let targets: Vec<ReviewFile> = match path {
+            Some(p) => vec![self.file(p)?.file],
+            None => self.review(false)?.files,
         };
         // (path, selected hunk ids with their current state)
         let mut picked: Vec<(String, Vec<(String, HunkState)>)> = Vec::new();
-        for file in targets {
+        for file in &targets {
             let chosen = match hunks {
                 None => file.hunks.iter().map(|h| (h.id.clone(), h.state)).collect(),
                 Some(sel) => {
