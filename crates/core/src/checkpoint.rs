@@ -1,7 +1,7 @@
 //! Checkpoints after tool calls that changed the worktree.
 
 use crate::{CoreError, Emitter};
-use bosun_protocol::{CallId, CheckpointCreated, EventMsg};
+use bosun_protocol::{CallId, CheckpointCreated, EventMsg, Warning};
 use bosun_tools::Touched;
 use bosun_workspace::{ChangeHint, TaskWorktree};
 
@@ -67,6 +67,33 @@ impl Checkpointer {
                 commit: cp.commit,
                 files: cp.files,
                 call_id: call_id.map(|c| CallId(c.to_string())),
+            }))?;
+        }
+        Ok(())
+    }
+
+    /// Puts back whatever a command changed of the worktree's git wiring (its `.git` file, its
+    /// git directory's HEAD, config, alternates) and says so in a `warning` event.
+    pub async fn verify(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        let mut wt = self
+            .worktree
+            .take()
+            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
+        let (wt, result) = tokio::task::spawn_blocking(move || {
+            let r = wt.verify();
+            (wt, r)
+        })
+        .await
+        .map_err(|e| CoreError::Internal(format!("worktree check failed: {e}")))?;
+        self.worktree = Some(wt);
+        let repaired = result?;
+        if !repaired.is_empty() {
+            emitter.emit(EventMsg::Warning(Warning {
+                code: "worktree_git_repaired".into(),
+                message: format!(
+                    "a command changed the worktree's git wiring ({}); Bosun put it back, and its own git calls never use it",
+                    repaired.join("; ")
+                ),
             }))?;
         }
         Ok(())

@@ -30,6 +30,8 @@ pub struct Dispatched {
 
 /// Everything a tool call runs with.
 pub struct DispatchEnv<'a> {
+    /// Read-denied files committed in the task's base (see `TaskRun::committed_secrets`).
+    pub committed_secrets: &'a [String],
     pub registry: &'a ToolRegistry,
     pub policy: &'a RwLock<Policy>,
     pub policy_files: &'a PolicyFiles,
@@ -207,6 +209,20 @@ pub async fn dispatch(
             policy.sandbox(),
         )
     };
+    // A committed secret is in the object store, which the sandbox cannot hide: git commands
+    // that print stored content are denied in such a task.
+    if let (false, bosun_protocol::ToolAction::Command { command }) =
+        (env.committed_secrets.is_empty(), &action)
+        && let Some(git) = bosun_policy::git_prints_objects(command)
+    {
+        decision.decision = Decision::Deny;
+        decision.rule = "committed secrets".into();
+        decision.source = "built-in".into();
+        decision.reason = format!(
+            "`{git}` can print stored file content, and this repository's base commit holds read-denied files ({})",
+            env.committed_secrets.join(", ")
+        );
+    }
     // A command that cannot be confined is never run unasked.
     if let (Some(reason), bosun_protocol::ToolAction::Command { .. }, Decision::Allow) =
         (env.sandboxing.unavailable(), &action, decision.decision)

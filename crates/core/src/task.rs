@@ -227,6 +227,15 @@ impl Launch {
         let mut sandboxing =
             Sandboxing::for_task(&home, task_id.as_str(), &worktree.worktree, sandbox);
         sandboxing.hide_read_denied(&policy);
+        let committed_secrets = worktree
+            .base_files_matching(|path| policy.is_read_denied(path))
+            .unwrap_or_default();
+        if !committed_secrets.is_empty() {
+            emitter.emit(EventMsg::Warning(Warning {
+                code: "committed_secrets".into(),
+                message: committed_secrets_warning(&committed_secrets),
+            }))?;
+        }
         match &sandboxing {
             Sandboxing::Off { reason } => {
                 emitter.emit(EventMsg::Warning(Warning {
@@ -258,6 +267,7 @@ impl Launch {
 
         let run = TaskRun {
             worktree_path: worktree.worktree.clone(),
+            committed_secrets,
             checkpointer: Checkpointer::new(worktree),
             client,
             registry: ToolRegistry::builtin(),
@@ -308,6 +318,9 @@ async fn watch_ops(
 
 struct TaskRun {
     worktree_path: PathBuf,
+    /// Read-denied files in the task's base commit: in the object store, where the sandbox
+    /// cannot hide them, so git commands that print stored content are denied.
+    committed_secrets: Vec<String>,
     checkpointer: Checkpointer,
     client: Arc<dyn ModelClient>,
     registry: ToolRegistry,
@@ -489,7 +502,12 @@ impl TaskRun {
                     skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
                     return Ok(interrupted());
                 }
+                let command = call.name == "run_command";
+                if command {
+                    self.checkpointer.verify(&self.emitter).await?;
+                }
                 let env = DispatchEnv {
+                    committed_secrets: &self.committed_secrets,
                     registry: &self.registry,
                     policy: &self.policy,
                     policy_files: &self.policy_files,
@@ -505,6 +523,9 @@ impl TaskRun {
                     self.note_redacted(self.redaction.text(content))?;
                 }
                 messages.push(done.message);
+                if command {
+                    self.checkpointer.verify(&self.emitter).await?;
+                }
                 self.checkpointer
                     .after_tool(done.touched, &done.tool, &call.id, &self.emitter)
                     .await?;
@@ -515,6 +536,27 @@ impl TaskRun {
             }
         }
     }
+}
+
+/// What the user is told when the base commit holds files the policy says no one reads.
+fn committed_secrets_warning(paths: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut list = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        list.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    format!(
+        "the base commit contains {} read-denied file{} ({list}): commands cannot read {} in the worktree, but git's object store holds {} and cannot be filtered, so git commands that print stored content (show, cat-file, log -p, diff, grep, archive, …) are denied in this task. Remove the secret from the repository's history and rotate it.",
+        paths.len(),
+        if paths.len() == 1 { "" } else { "s" },
+        if paths.len() == 1 { "it" } else { "them" },
+        if paths.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// Tool calls that will not run still get a result, so the conversation stays well-formed.

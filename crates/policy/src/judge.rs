@@ -2,6 +2,7 @@
 //! path argument that touches a protected file; the strictest part decides.
 
 use crate::commands::{self, Part};
+use crate::git_reads;
 use crate::layers::CommandRule;
 use crate::paths::{Location, locate};
 use crate::shell::{Redirect, RedirectKind};
@@ -98,6 +99,20 @@ impl Policy {
         let program = argv.first().map(String::as_str).unwrap_or_default();
         let base = program.rsplit('/').next().unwrap_or(program);
         let writes = WRITERS.contains(&base);
+        if base == "git" {
+            // `git show HEAD:.env`, `git cat-file -p :config/.env`: a path inside a revision.
+            for arg in argv.iter().skip(1) {
+                for path in git_reads::revision_paths(arg) {
+                    let resolved = cwd.resolve(path).unwrap_or_else(|| path.to_string());
+                    if let Some(mut denied) = self.path_denied(&locate(&resolved), path, false) {
+                        denied.reason = format!(
+                            "`git` would print `{path}` from the object store (`{arg}`), which paths.read_deny protects"
+                        );
+                        return Some(denied);
+                    }
+                }
+            }
+        }
         for arg in argv.iter().skip(1) {
             let candidate = match arg.split_once('=') {
                 Some((flag, value)) if flag.starts_with('-') || flag == "of" || flag == "if" => {

@@ -21,6 +21,7 @@
 
 mod commands;
 mod edit;
+mod git_reads;
 mod judge;
 mod layers;
 mod paths;
@@ -32,6 +33,7 @@ mod suggest;
 use serde::{Deserialize, Serialize};
 
 pub use edit::{RuleList, add_rule};
+pub use git_reads::git_prints_objects;
 pub use policy::{Policy, SandboxRules};
 pub use suggest::suggestions;
 

@@ -150,6 +150,13 @@ const CORPUS: &[(&str, Decision)] = &[
     ("touch src/new.py", ASK),
     ("$'\\x63url' x", ASK),
     ("", ASK),
+    // A read-denied path inside a git revision (`<rev>:<path>`) is a read of that path.
+    ("git show HEAD:.env", DENY),
+    ("git show :.env", DENY),
+    ("git --no-pager show HEAD~3:config/.env", DENY),
+    ("git cat-file -p HEAD:deploy/server.pem", DENY),
+    ("cd config && git show HEAD:./.env", DENY),
+    ("git show HEAD:README.md", ALLOW),
 ];
 
 fn example() -> Policy {

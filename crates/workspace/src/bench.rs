@@ -3,7 +3,8 @@
 //! what starting a task costs. Prints figures; asserts nothing.
 
 use crate::error::{IoContext, Result, WorkspaceError};
-use crate::{ChangeHint, TaskWorktree, gitwt};
+use crate::git_cli::GitCall;
+use crate::{ChangeHint, TaskWorktree};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,7 +110,7 @@ pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Re
             ours.push(ms(started));
             touch_files(&task.worktree, files, &mut next_file, count, rep)?;
             let started = Instant::now();
-            shadow_git_checkpoint(&task.worktree)?;
+            shadow_git_checkpoint(&task.worktree, &task.layout.task_git_dir(&task.task_id))?;
             theirs.push(ms(started));
         }
         let (a, b) = (median(&mut ours), median(&mut theirs));
@@ -319,25 +320,20 @@ fn touch_files(
     Ok(touched)
 }
 
-/// What a shadow-git checkpointer pays: a copy of the index, `add -A`, `write-tree`, `commit-tree`.
-fn shadow_git_checkpoint(wt: &Path) -> Result<()> {
-    let admin = gitwt::admin_dir(wt).ok_or_else(|| WorkspaceError::WorktreeVanished {
-        task_id: "bench".into(),
-        path: wt.to_path_buf(),
-    })?;
-    let tmp = admin.join("bench-shadow-index");
-    std::fs::copy(admin.join("index"), &tmp).io_ctx("copy the index to", &tmp)?;
-    let env = [("GIT_INDEX_FILE", tmp.as_path())];
-    git(wt, &["add", "-A"], &env)?;
-    let tree = git(wt, &["write-tree"], &env)?;
-    git(
-        wt,
-        &["commit-tree", tree.trim(), "-p", "HEAD", "-m", "shadow"],
-        &env,
-    )?;
+/// What a shadow-git checkpointer pays: a copy of the index, `add -A`, `write-tree`, `commit-tree`
+/// (on the task's git directory, named explicitly like every git call Bosun makes).
+fn shadow_git_checkpoint(wt: &Path, git_dir: &Path) -> Result<()> {
+    let tmp = git_dir.join("bench-shadow-index");
+    std::fs::copy(git_dir.join("index"), &tmp).io_ctx("copy the index to", &tmp)?;
+    let call = GitCall::new(git_dir).work_tree(wt).index(&tmp);
+    let run = |args: &[&str]| finish(call.command().args(args).output(), wt, args);
+    run(&["add", "-A"])?;
+    let tree = run(&["write-tree"])?;
+    run(&["commit-tree", tree.trim(), "-p", "HEAD", "-m", "shadow"])?;
     std::fs::remove_file(&tmp).io_ctx("remove", &tmp)
 }
 
+/// git in the benchmark's own generated repository (Bosun made every byte of it).
 fn git(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<String> {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
@@ -349,7 +345,15 @@ fn git(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<String> {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let output = cmd.output().io_ctx("run git in", dir)?;
+    finish(cmd.output(), dir, args)
+}
+
+fn finish(
+    output: std::io::Result<std::process::Output>,
+    dir: &Path,
+    args: &[&str],
+) -> Result<String> {
+    let output = output.io_ctx("run git in", dir)?;
     if !output.status.success() {
         let message = format!(
             "git {} failed: {}",

@@ -1,18 +1,21 @@
-//! Blob ids for changed files, as `git add` would store them.
+//! Blob ids for changed files: the bytes on disk, exactly.
 //!
-//! Git's clean filters (end-of-line conversion, `ident`) only run when an attributes file or
-//! `core.autocrlf` could ask for them, which libgit2 finds out by reading every attributes source
-//! for every file. When no such source exists for a file's directory, its blob is simply its
-//! bytes, hashed in memory; otherwise libgit2 hashes it, filters and all. New blobs are kept in
-//! memory (up to a bound) until the checkpoint writes them all at once, and a file whose content
-//! is already in the latest checkpoint is never written.
+//! No attribute or configuration converts a file on its way into a checkpoint: no end-of-line
+//! conversion, no `ident`, no clean filter (Git LFS included: an LFS-tracked file is stored as
+//! whatever the worktree holds, the pointer file as checked out). `.gitattributes` is a file the
+//! task controls, so letting it choose how content is stored (or which program stores it) would
+//! let the task decide what Bosun records; the bytes on disk are what the task did.
+//!
+//! New blobs are kept in memory (up to a bound) until the checkpoint writes them all at once, and
+//! a file whose content is already in the latest checkpoint is never written. Files above
+//! [`IN_MEMORY_LIMIT`] are hashed while streaming and, when new, streamed into the object store.
 
 use crate::error::{GitContext, IoContext, Result};
 use crate::pack::write_pack;
-use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
-use std::collections::HashMap;
+use git2::{ObjectType, Oid, Repository};
 use std::fs::Metadata;
-use std::path::{Path, PathBuf};
+use std::io::{Read, Write};
+use std::path::Path;
 
 /// New blobs from which one pack is written rather than a loose object each.
 const PACK_FROM: usize = 16;
@@ -20,32 +23,25 @@ const PACK_FROM: usize = 16;
 /// Unwritten blob bytes beyond which they are written early, to bound memory.
 const WRITE_AT: usize = 64 << 20;
 
-/// Files above this size are streamed by libgit2 instead of being read into memory.
+/// Files above this size are streamed instead of being read into memory.
 const IN_MEMORY_LIMIT: u64 = 32 << 20;
 
-/// One checkpoint's blob hashing: what it has learnt about attributes, and the new blobs.
+const STREAM_CHUNK: usize = 1 << 20;
+
+/// One checkpoint's blob hashing and the new blobs it found.
 pub(crate) struct Blobs<'r> {
     repo: &'r Repository,
     worktree: &'r Path,
-    /// Trees whose `.gitattributes` files libgit2 may read (the latest checkpoint, the base).
-    trees: &'r [Tree<'r>],
-    /// Whether a repository-wide source (config, info/attributes, global files) may filter.
-    global: Option<bool>,
-    /// Per directory: whether it holds (or held) a `.gitattributes` file.
-    dirs: HashMap<String, bool>,
     /// Blobs hashed but not yet in the object database, and their total size.
     unwritten: Vec<(Oid, Vec<u8>)>,
     unwritten_bytes: usize,
 }
 
 impl<'r> Blobs<'r> {
-    pub fn new(repo: &'r Repository, worktree: &'r Path, trees: &'r [Tree<'r>]) -> Self {
+    pub fn new(repo: &'r Repository, worktree: &'r Path) -> Self {
         Blobs {
             repo,
             worktree,
-            trees,
-            global: None,
-            dirs: HashMap::new(),
             unwritten: Vec::new(),
             unwritten_bytes: 0,
         }
@@ -59,21 +55,18 @@ impl<'r> Blobs<'r> {
         self.worktree
     }
 
-    /// The blob id of the file at `rel` (a symlink's target for links). It is written to the
-    /// object database by [`Blobs::write`] unless it equals `known`.
+    /// The blob id of the file at `rel` (a symlink's target for links), as its bytes on disk.
+    /// It is written to the object database by [`Blobs::write`] unless it equals `known`.
     pub fn hash(&mut self, rel: &str, meta: &Metadata, known: Option<Oid>) -> Result<Oid> {
         let abs = self.worktree.join(rel);
         let data = if meta.file_type().is_symlink() {
             use std::os::unix::ffi::OsStrExt;
             let target = std::fs::read_link(&abs).io_ctx("read the symlink", &abs)?;
             target.as_os_str().as_bytes().to_vec()
-        } else if meta.len() > IN_MEMORY_LIMIT || self.may_filter(rel)? {
-            return self
-                .repo
-                .blob_path(&abs)
-                .git_ctx(format!("hashing {}", abs.display()));
+        } else if meta.len() > IN_MEMORY_LIMIT {
+            return self.hash_large(&abs, meta.len(), known);
         } else {
-            std::fs::read(&abs).io_ctx("read", &abs)?
+            read_regular(&abs)?
         };
         let id = Oid::hash_object(ObjectType::Blob, &data)
             .git_ctx(format!("hashing {}", abs.display()))?;
@@ -85,6 +78,44 @@ impl<'r> Blobs<'r> {
             }
         }
         Ok(id)
+    }
+
+    /// A large file: hashed while streaming; streamed into the object store only when new.
+    fn hash_large(&mut self, abs: &Path, len: u64, known: Option<Oid>) -> Result<Oid> {
+        let mut sha = sha1_smol::Sha1::new();
+        sha.update(format!("blob {len}\0").as_bytes());
+        let streamed = stream(abs, |chunk| {
+            sha.update(chunk);
+            Ok(())
+        })?;
+        let id = if streamed == len {
+            Oid::from_bytes(&sha.digest().bytes()).git_ctx("hashing a large file")?
+        } else {
+            // It changed size while being read: what the store gets below is the truth.
+            Oid::ZERO_SHA1
+        };
+        if known == Some(id) {
+            return Ok(id);
+        }
+        let odb = self.repo.odb().git_ctx("opening the object database")?;
+        let size = std::fs::symlink_metadata(abs)
+            .io_ctx("read the status of", abs)?
+            .len();
+        let mut writer = odb
+            .writer(
+                usize::try_from(size).unwrap_or(usize::MAX),
+                ObjectType::Blob,
+            )
+            .git_ctx("starting a large blob")?;
+        let mut written = 0u64;
+        stream(abs, |chunk| {
+            let take = usize::try_from((size - written).min(chunk.len() as u64)).unwrap_or(0);
+            written += take as u64;
+            writer
+                .write_all(&chunk[..take])
+                .io_ctx("write a large blob from", abs)
+        })?;
+        writer.finalize().git_ctx("writing a large blob")
     }
 
     /// Writes the new blobs to the object database: a few as loose objects, more as one pack.
@@ -111,86 +142,37 @@ impl<'r> Blobs<'r> {
         self.unwritten_bytes = 0;
         Ok(())
     }
-
-    /// Whether a clean filter may apply to `rel`: an attributes file that could match it, or
-    /// `core.autocrlf`.
-    fn may_filter(&mut self, rel: &str) -> Result<bool> {
-        if self.global_may_filter()? {
-            return Ok(true);
-        }
-        let mut dir = String::new();
-        let mut parts = rel.split('/').peekable();
-        while let Some(part) = parts.next() {
-            if self.dir_has_attributes(&dir) {
-                return Ok(true);
-            }
-            if parts.peek().is_none() {
-                break;
-            }
-            if !dir.is_empty() {
-                dir.push('/');
-            }
-            dir.push_str(part);
-        }
-        Ok(false)
-    }
-
-    fn dir_has_attributes(&mut self, dir: &str) -> bool {
-        if let Some(known) = self.dirs.get(dir) {
-            return *known;
-        }
-        let rel = if dir.is_empty() {
-            ".gitattributes".to_string()
-        } else {
-            format!("{dir}/.gitattributes")
-        };
-        let found = std::fs::symlink_metadata(self.worktree.join(&rel)).is_ok()
-            || self
-                .trees
-                .iter()
-                .any(|tree| tree.get_path(Path::new(&rel)).is_ok());
-        self.dirs.insert(dir.to_string(), found);
-        found
-    }
-
-    fn global_may_filter(&mut self) -> Result<bool> {
-        if let Some(known) = self.global {
-            return Ok(known);
-        }
-        let config = self
-            .repo
-            .config()
-            .git_ctx("reading the git configuration")?;
-        let autocrlf = match config.get_bool("core.autocrlf") {
-            Ok(on) => on,
-            Err(e) if e.code() == ErrorCode::NotFound => false,
-            // `input` or anything else libgit2 understands better than we do.
-            Err(_) => true,
-        };
-        let attributes_file = config.get_entry("core.attributesFile").is_ok();
-        let found = autocrlf
-            || attributes_file
-            || global_attribute_files(self.repo)
-                .iter()
-                .any(|p| std::fs::symlink_metadata(p).is_ok());
-        self.global = Some(found);
-        Ok(found)
-    }
 }
 
-/// The attributes files libgit2 reads for every path besides `.gitattributes`.
-fn global_attribute_files(repo: &Repository) -> Vec<PathBuf> {
-    let mut files = vec![
-        repo.commondir().join("info/attributes"),
-        repo.path().join("info/attributes"),
-        PathBuf::from("/etc/gitattributes"),
-    ];
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
-    if let Some(dir) = xdg {
-        files.push(dir.join("git/attributes"));
+/// A regular file's bytes, never through a symlink and never blocking on a FIFO swapped in.
+fn read_regular(abs: &Path) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    open_regular(abs)?
+        .read_to_end(&mut out)
+        .io_ctx("read", abs)?;
+    Ok(out)
+}
+
+fn open_regular(abs: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(abs)
+        .io_ctx("read", abs)
+}
+
+/// Feeds the file to `each` chunk by chunk; returns the bytes read.
+fn stream(abs: &Path, mut each: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+    let mut file = open_regular(abs)?;
+    let mut buf = vec![0u8; STREAM_CHUNK];
+    let mut total = 0u64;
+    loop {
+        let n = file.read(&mut buf).io_ctx("read", abs)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n as u64;
+        each(&buf[..n])?;
     }
-    files
 }

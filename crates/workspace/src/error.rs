@@ -31,6 +31,10 @@ pub enum WorkspaceError {
     )]
     WorktreeVanished { task_id: String, path: PathBuf },
     #[error(
+        "the released worktree {path} is still in use by process {pid} (left by an earlier task); it is not recycled while anything runs in it"
+    )]
+    WorktreeBusy { path: PathBuf, pid: u32 },
+    #[error(
         "task {task_id} has no checkpoint {n} (it has {available}); list them with `bosun checkpoints {task_id}`"
     )]
     NoSuchCheckpoint {

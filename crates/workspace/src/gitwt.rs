@@ -1,161 +1,103 @@
-//! Git's linked-worktree plumbing: adding, moving, re-pointing and removing a worktree while
-//! keeping `.git/worktrees/<name>` consistent, so `git worktree list` and `prune` stay right.
+//! A task worktree on disk: a fresh checkout of a tree, the worktree's own index, removal.
+//!
+//! A worktree is not a linked worktree of the user's repository (nothing is registered in the
+//! user's `.git/worktrees`): its `.git` file points at the task's own git directory (see
+//! [`crate::owned_git`]). Its files come from the user's object store, written as the bytes the
+//! blobs hold.
 
 use crate::error::{GitContext, IoContext, Result};
-use crate::layout::{read_trimmed, write_atomic};
-use git2::{Index, Repository, Tree, WorktreeAddOptions};
-use std::path::{Path, PathBuf};
+use crate::git_cli::GitCall;
+use crate::layout::Layout;
+use crate::materialise::switch_files;
+use crate::owned_git::{bosun_git_dir, forget_linked_registration};
+use crate::safe_fs::remove_any;
+use git2::{Index, Oid, Repository, Tree};
+use std::path::Path;
 
-/// The worktree's administrative directory (`<common>/worktrees/<name>`), from its `.git` file.
-pub(crate) fn admin_dir(worktree: &Path) -> Option<PathBuf> {
-    let text = read_trimmed(&worktree.join(".git"))?;
-    let dir = PathBuf::from(text.strip_prefix("gitdir:")?.trim());
-    Some(if dir.is_absolute() {
-        dir
-    } else {
-        worktree.join(dir)
-    })
-}
-
-/// `git worktree add <path> <branch>`: a full checkout, the slow path. The git CLI checks out
-/// about five times faster than libgit2 on large trees, so it is used when installed.
-pub(crate) fn add(repo: &Repository, name: &str, path: &Path, branch: &str) -> Result<()> {
-    remove_stale_admin(repo, name)?;
-    if add_with_git_cli(repo, path, branch)? {
-        return Ok(());
-    }
-    let reference = repo
-        .find_reference(&format!("refs/heads/{branch}"))
-        .git_ctx(format!("looking up branch {branch}"))?;
-    let mut opts = WorktreeAddOptions::new();
-    opts.reference(Some(&reference));
-    repo.worktree(name, path, Some(&opts))
-        .git_ctx(format!("adding a worktree at {}", path.display()))?;
-    Ok(())
-}
-
-/// A leftover `.git/worktrees/<name>` whose worktree no longer exists is removed.
-fn remove_stale_admin(repo: &Repository, name: &str) -> Result<()> {
-    let admin = repo.commondir().join("worktrees").join(name);
-    if !admin.exists() {
-        return Ok(());
-    }
-    let target = read_trimmed(&admin.join("gitdir")).map(PathBuf::from);
-    if target.is_none_or(|t| !t.exists()) {
-        std::fs::remove_dir_all(&admin).io_ctx("remove stale worktree metadata", &admin)?;
-    }
-    Ok(())
-}
-
-/// Points the worktree's HEAD at `refs/heads/<branch>`.
-pub(crate) fn set_head(admin: &Path, branch: &str) -> Result<()> {
-    write_atomic(
-        &admin.join("HEAD"),
-        format!("ref: refs/heads/{branch}\n").as_bytes(),
-    )
-}
-
-/// Gives the worktree its own index = `tree`, with the stat data of `private` where it matches,
-/// so `git status` inside the worktree is fast and right.
-pub(crate) fn reset_own_index(
-    admin: &Path,
-    private: &Path,
-    private_tree: git2::Oid,
-    tree: &Tree<'_>,
+/// Writes `tree` into the new directory `path` and the private index describing it (with stat
+/// data) at `index`. The git CLI (on Bosun's own git directory, see [`crate::git_cli`]) checks
+/// out about five times faster than libgit2 on large trees, so it is used when installed.
+pub(crate) fn checkout_fresh(
+    layout: &Layout,
+    user: &Repository,
+    path: &Path,
+    tree: Oid,
+    index: &Path,
 ) -> Result<()> {
-    let own = admin.join("index");
-    std::fs::copy(private, &own).io_ctx("write", &own)?;
-    if private_tree == tree.id() {
-        return Ok(());
+    std::fs::create_dir_all(path).io_ctx("create directory", path)?;
+    let _ = std::fs::remove_file(index);
+    if checkout_with_git_cli(layout, user, path, tree, index)? {
+        if Index::open(index).is_ok() {
+            return Ok(());
+        }
+        // An index libgit2 cannot read: start over without the CLI.
+        std::fs::remove_file(index).io_ctx("remove", index)?;
     }
-    let mut index = Index::open(&own).git_ctx("opening the worktree's index")?;
-    index
-        .read_tree(tree)
-        .git_ctx("resetting the worktree's index")?;
-    index.write().git_ctx("writing the worktree's index")
+    let empty = user
+        .treebuilder(None)
+        .and_then(|b| b.write())
+        .git_ctx("writing the empty tree")?;
+    let from = user.find_tree(empty).git_ctx("reading the empty tree")?;
+    let to = user
+        .find_tree(tree)
+        .git_ctx("reading the tree to check out")?;
+    let mut private = Index::open(index).git_ctx("creating the private index")?;
+    switch_files(user, path, &mut private, &from, &to)?;
+    private.write().git_ctx("writing the private index")
 }
 
-/// Moves a worktree to `new_path` and renames its metadata to `new_name`; the metadata is locked
-/// meanwhile so a concurrent `git worktree prune` leaves it alone. Returns the new admin dir.
-pub(crate) fn relocate(
-    repo: &Repository,
-    old_path: &Path,
-    new_path: &Path,
-    new_name: &str,
-) -> Result<PathBuf> {
-    let Some(old_admin) = admin_dir(old_path) else {
-        return Err(crate::WorkspaceError::WorktreeVanished {
-            task_id: new_name.to_string(),
-            path: old_path.to_path_buf(),
-        });
-    };
-    let lock = old_admin.join("locked");
-    std::fs::write(&lock, "bosun: moving this worktree\n").io_ctx("write", &lock)?;
-    std::fs::rename(old_path, new_path).io_ctx("move worktree to", new_path)?;
-    remove_stale_admin(repo, new_name)?;
-    let wanted = repo.commondir().join("worktrees").join(new_name);
-    let admin = if wanted == old_admin || wanted.exists() {
-        old_admin
-    } else {
-        std::fs::rename(&old_admin, &wanted).io_ctx("rename worktree metadata to", &wanted)?;
-        wanted
-    };
-    write_atomic(
-        &new_path.join(".git"),
-        format!("gitdir: {}\n", admin.display()).as_bytes(),
-    )?;
-    write_atomic(
-        &admin.join("gitdir"),
-        format!("{}\n", new_path.join(".git").display()).as_bytes(),
-    )?;
-    let lock = admin.join("locked");
-    std::fs::remove_file(&lock).io_ctx("remove", &lock)?;
-    Ok(admin)
-}
-
-/// Deletes a worktree and its metadata (`git worktree remove --force`).
-pub(crate) fn remove(path: &Path) -> Result<()> {
-    let admin = admin_dir(path);
-    if path.exists() {
-        std::fs::remove_dir_all(path).io_ctx("remove worktree", path)?;
-    }
-    if let Some(admin) = admin.filter(|a| a.join("gitdir").exists()) {
-        std::fs::remove_dir_all(&admin).io_ctx("remove worktree metadata", &admin)?;
-    }
-    Ok(())
-}
-
-/// Runs `git worktree add`; Ok(false) when git is not installed. The index is kept in a form
-/// libgit2 reads (version 2, not split, no fsmonitor).
-fn add_with_git_cli(repo: &Repository, path: &Path, branch: &str) -> Result<bool> {
-    let Some(workdir) = repo.workdir() else {
-        return Ok(false);
-    };
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(workdir)
-        .args(["-c", "core.splitIndex=false", "-c", "index.version=2"])
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "feature.manyFiles=false",
-        ])
-        .args(["worktree", "add", "--quiet"])
-        .arg(path)
-        .arg(branch)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
+/// `git read-tree --reset -u <tree>` into `path`; Ok(false) when git is not installed.
+fn checkout_with_git_cli(
+    layout: &Layout,
+    user: &Repository,
+    path: &Path,
+    tree: Oid,
+    index: &Path,
+) -> Result<bool> {
+    let git_dir = bosun_git_dir(layout, user)?;
+    let output = GitCall::new(&git_dir)
+        .work_tree(path)
+        .index(index)
+        .command()
+        .args(["read-tree", "--reset", "-u"])
+        .arg(tree.to_string())
         .output();
     match output {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e).io_ctx("run `git worktree add` for", path),
+        Err(e) => Err(e).io_ctx("run `git read-tree` for", path),
         Ok(out) if out.status.success() => Ok(true),
         Ok(out) => Err(crate::WorkspaceError::Io {
-            context: "add a git worktree at",
+            context: "check out files into",
             path: path.to_path_buf(),
             source: std::io::Error::other(String::from_utf8_lossy(&out.stderr).trim().to_string()),
         }),
     }
+}
+
+/// Gives the worktree's own index (in its git directory, for `git status` inside the task) the
+/// content of `head`, with the stat data of the private index where it matches.
+pub(crate) fn write_own_index(
+    own: &Path,
+    private: &Path,
+    private_tree: Oid,
+    head: &Tree<'_>,
+) -> Result<()> {
+    std::fs::copy(private, own).io_ctx("write", own)?;
+    if private_tree == head.id() {
+        return Ok(());
+    }
+    let mut index = Index::open(own).git_ctx("opening the worktree's index")?;
+    index
+        .read_tree(head)
+        .git_ctx("resetting the worktree's index")?;
+    index.write().git_ctx("writing the worktree's index")
+}
+
+/// Deletes a task's worktree and its git directory (never following a symlink the task made),
+/// and a leftover registration as a linked worktree of the user's repository.
+pub(crate) fn remove(layout: &Layout, user: &Repository, task_id: &str, path: &Path) -> Result<()> {
+    remove_any(path)?;
+    remove_any(&layout.task_git_dir(task_id))?;
+    forget_linked_registration(user, task_id, path);
+    Ok(())
 }

@@ -44,6 +44,27 @@ impl TaskWorktree {
         Ok(out)
     }
 
+    /// The files of the task's base that `matches` selects (e.g. the read-denied ones: a `.env`
+    /// that was committed is in the object store, where the command sandbox cannot hide it).
+    pub fn base_files_matching(&self, matches: impl Fn(&str) -> bool) -> Result<Vec<String>> {
+        let tree = self.tree_at(DiffPoint::Base)?;
+        let mut found = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+            if entry.kind() == Some(git2::ObjectType::Blob)
+                && let Ok(name) = entry.name()
+            {
+                let path = format!("{root}{name}");
+                if matches(&path) {
+                    found.push(path);
+                }
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .git_ctx("listing the base's files")?;
+        found.sort();
+        Ok(found)
+    }
+
     /// Unified diff text (git style, `a/` and `b/` prefixes), or with `stat` a `git diff --stat`.
     pub fn diff(&self, from: DiffPoint, to: DiffPoint, stat: bool) -> Result<String> {
         let old = self.tree_at(from)?;
@@ -77,10 +98,9 @@ impl TaskWorktree {
     pub fn restore_preview(&self, n: u32) -> Result<Vec<String>> {
         self.ensure_present()?;
         let target = self.tree_at(DiffPoint::Checkpoint(n))?;
-        let trees = [self.tree_of_latest()?, self.tree_at(DiffPoint::Base)?];
-        let latest = &trees[0];
+        let latest = &self.tree_of_latest()?;
         // Hashes what changed without writing any object.
-        let mut blobs = Blobs::new(&self.repo, &self.worktree, &trees);
+        let mut blobs = Blobs::new(&self.repo, &self.worktree);
         let candidates = if self.git_cli {
             self.candidates_from_git()
         } else {

@@ -43,6 +43,14 @@ impl Layout {
     pub fn task_dir(&self, task_id: &str) -> PathBuf {
         self.tasks_dir().join(task_id)
     }
+    /// Bosun's own git directory for this repository (see [`crate::owned_git`]).
+    pub fn bosun_git_dir(&self) -> PathBuf {
+        self.state_dir().join("git")
+    }
+    /// The task's git directory, which its worktree's `.git` file points to.
+    pub fn task_git_dir(&self, task_id: &str) -> PathBuf {
+        self.task_dir(task_id).join("git")
+    }
     /// The private index: stat data and blob ids of the task's latest checkpoint.
     pub fn index_path(&self, task_id: &str) -> PathBuf {
         self.task_dir(task_id).join("index")

@@ -4,18 +4,29 @@
 //! The user's checkout (working tree, index, HEAD, branches other than `bosun/*`) is never
 //! touched. Each task works in `$BOSUN_HOME/worktrees/<repo-key>/<task-id>` on branch
 //! `bosun/<task-id>`; checkpoints are commits referenced as `refs/bosun/<task-id>/<n>`.
+//!
+//! The worktree is hostile: the task controls every byte of it, `.git` and `.gitattributes`
+//! included. So the user's repository is always opened by the path the user gave, never through
+//! the worktree's `.git`; the worktree's `.git` points at a git directory of the task's own
+//! ([`owned_git`]), rewritten before each use; Bosun's git CLI calls run on a git directory
+//! Bosun wrote itself, with no configuration, hooks or filters ([`git_cli`]); files are stored
+//! as the bytes on disk ([`blobs`]); and nothing Bosun writes into a worktree follows a symlink
+//! the task made ([`safe_fs`]).
 
 pub mod bench;
 mod blobs;
 mod entry;
 mod error;
+mod git_cli;
 mod gitwt;
 mod history;
 mod layout;
 mod materialise;
+mod owned_git;
 mod pack;
 mod pool;
 mod review;
+mod safe_fs;
 mod scan;
 mod task;
 mod tree_edit;
@@ -26,7 +37,7 @@ pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
 pub use review::{AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history};
-pub use task::{ChangeHint, Checkpoint, TaskWorktree};
+pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree};
 
 use error::GitContext;
 use git2::{ErrorCode, Repository};

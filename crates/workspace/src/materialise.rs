@@ -2,6 +2,7 @@
 
 use crate::entry::{MODE_EXEC, MODE_LINK, index_entry, lstat};
 use crate::error::{GitContext, IoContext, Result};
+use crate::safe_fs;
 use git2::{Delta, Index, Oid, Repository, Tree};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -61,8 +62,13 @@ pub(crate) fn switch_files(
     Ok(touched)
 }
 
-/// Removes a file (or whatever stands at `path`) and the directories it leaves empty.
+/// Removes a file (or whatever stands at `path`) and the directories it leaves empty. A path
+/// behind a symlinked directory is not in the worktree and is left alone (the symlink itself
+/// is a path of its own).
 pub(crate) fn remove_path(worktree: &Path, path: &str) -> Result<()> {
+    if !safe_fs::inside(worktree, path) {
+        return Ok(());
+    }
     let abs = worktree.join(path);
     if let Some(meta) = lstat(&abs)? {
         if meta.is_dir() {
@@ -81,6 +87,10 @@ pub(crate) fn remove_path(worktree: &Path, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes blob `id` at `path` with git mode `mode`. Every directory on the way is made a real
+/// directory (a symlink or file standing there is removed, never followed), and the file is
+/// written to a temporary name and renamed over whatever stood at `path`, so neither a symlink
+/// nor a hard link the task made leads the write outside the worktree.
 pub(crate) fn write_blob(
     repo: &Repository,
     worktree: &Path,
@@ -88,60 +98,46 @@ pub(crate) fn write_blob(
     id: Oid,
     mode: u32,
 ) -> Result<()> {
-    let abs = worktree.join(path);
+    let rel = Path::new(path);
+    let (Some(parent), Some(name)) = (rel.parent(), rel.file_name().and_then(|n| n.to_str()))
+    else {
+        return Err(crate::WorkspaceError::InvalidPath {
+            path: path.to_string(),
+            reason: "it names no file",
+        });
+    };
+    let dir = safe_fs::real_dirs(worktree, parent)?;
+    let abs = dir.join(name);
     let current = lstat(&abs)?;
-    match &current {
-        Some(meta) if meta.is_dir() => std::fs::remove_dir_all(&abs).io_ctx("remove", &abs)?,
-        Some(meta) if meta.file_type().is_symlink() || mode == MODE_LINK => {
-            std::fs::remove_file(&abs).io_ctx("remove", &abs)?
-        }
-        Some(_) => {}
-        None => {
-            let parent = abs.parent().unwrap_or(worktree);
-            if !lstat(parent)?.is_some_and(|m| m.is_dir()) {
-                clear_way(worktree, parent)?;
-                std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
-            }
-        }
+    if current.as_ref().is_some_and(|m| m.is_dir()) {
+        std::fs::remove_dir_all(&abs).io_ctx("remove", &abs)?;
     }
     let blob = repo
         .find_blob(id)
         .git_ctx(format!("reading the content of {path}"))?;
     if mode == MODE_LINK {
+        safe_fs::remove_any(&abs)?;
         let target = String::from_utf8_lossy(blob.content()).into_owned();
         std::os::unix::fs::symlink(&target, &abs).io_ctx("create symlink", &abs)?;
         return Ok(());
     }
-    std::fs::write(&abs, blob.content()).io_ctx("write", &abs)?;
-    // An existing regular file keeps its permissions across the write; fix only the exec bit.
-    let had_exec = current
-        .as_ref()
-        .filter(|m| m.is_file())
-        .map(|m| m.mode() & 0o111 != 0);
+    // An existing regular file keeps its permissions across the write; only the exec bit follows
+    // the mode. A new file gets 644 or 755. Set-id bits never survive.
     let wants_exec = mode == MODE_EXEC;
-    if had_exec != Some(wants_exec) && (wants_exec || had_exec.is_some()) {
-        let perms = std::fs::Permissions::from_mode(if wants_exec { 0o755 } else { 0o644 });
-        std::fs::set_permissions(&abs, perms).io_ctx("set permissions of", &abs)?;
-    }
-    Ok(())
-}
-
-/// A file (e.g. an ignored one) standing where a directory must go is removed.
-fn clear_way(worktree: &Path, dir: &Path) -> Result<()> {
-    let mut current = dir;
-    loop {
-        if current == worktree || !current.starts_with(worktree) {
-            return Ok(());
-        }
-        if let Some(meta) = lstat(current)? {
-            if !meta.is_dir() {
-                std::fs::remove_file(current).io_ctx("remove", current)?;
+    let perms = match current.as_ref().filter(|m| m.is_file()) {
+        Some(m) => {
+            let kept = m.mode() & 0o666;
+            if wants_exec {
+                kept | ((kept & 0o444) >> 2)
+            } else {
+                kept
             }
-            return Ok(());
         }
-        match current.parent() {
-            Some(parent) => current = parent,
-            None => return Ok(()),
-        }
-    }
+        None if wants_exec => 0o755,
+        None => 0o644,
+    };
+    safe_fs::replace_file(&dir, name, blob.content())?;
+    std::fs::set_permissions(&abs, std::fs::Permissions::from_mode(perms))
+        .io_ctx("set permissions of", &abs)?;
+    Ok(())
 }

@@ -1,10 +1,14 @@
 //! Released worktrees: kept idle (a bounded number per repository) and recycled for later tasks,
 //! so a new task starts by rewriting only the files that differ instead of a full checkout.
 
+use crate::entry::{index_entry, lstat};
 use crate::error::{GitContext, IoContext, Result, WorkspaceError};
 use crate::gitwt;
 use crate::layout::{Layout, read_trimmed, write_atomic};
-use crate::materialise::switch_files;
+use crate::materialise::{remove_path, switch_files, write_blob};
+use crate::owned_git::{bosun_git_dir, forget_linked_registration};
+use crate::safe_fs::remove_any;
+use crate::scan::candidates_from_git;
 use crate::task::{ChangeHint, TaskWorktree, latest_checkpoint, tree_of};
 use git2::{Index, Oid, Repository};
 use std::path::{Path, PathBuf};
@@ -49,7 +53,7 @@ impl TaskWorktree {
 
     /// [`TaskWorktree::release`], keeping at most `max_idle` idle worktrees for this repository.
     pub fn release_keeping(mut self, max_idle: usize) -> Result<()> {
-        if self.worktree.join(".git").exists() {
+        if self.worktree.is_dir() {
             self.checkpoint(&ChangeHint::Unknown, "Final state")?;
             self.flush_index()?;
             let marker = self.layout.idle_marker(&self.task_id);
@@ -68,9 +72,17 @@ pub fn remove_idle_worktrees(home: &Path, repo_root: &Path, keep: usize) -> Resu
 
 fn remove_idle(layout: &Layout, keep: usize) -> Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
-    for idle in idle_tasks(layout).into_iter().skip(keep) {
+    let idle = idle_tasks(layout);
+    if idle.len() <= keep {
+        return Ok(removed);
+    }
+    let Some(repo_root) = read_trimmed(&layout.state_dir().join("repo")) else {
+        return Ok(removed);
+    };
+    let user = crate::task::open_user_repo(Path::new(&repo_root))?;
+    for idle in idle.into_iter().skip(keep) {
         if claim(layout, &idle.task_id) {
-            discard(layout, &idle.task_id, &idle.worktree)?;
+            discard(layout, &user, &idle.task_id, &idle.worktree)?;
             removed.push(idle.worktree);
         }
     }
@@ -115,8 +127,13 @@ pub(crate) fn unidle(layout: &Layout, task_id: &str) {
 }
 
 /// Deletes an idle worktree and the private state that only served it.
-pub(crate) fn discard(layout: &Layout, task_id: &str, worktree: &Path) -> Result<()> {
-    gitwt::remove(worktree)?;
+pub(crate) fn discard(
+    layout: &Layout,
+    user: &Repository,
+    task_id: &str,
+    worktree: &Path,
+) -> Result<()> {
+    gitwt::remove(layout, user, task_id, worktree)?;
     forget_worktree_state(layout, task_id);
     Ok(())
 }
@@ -131,20 +148,33 @@ fn forget_worktree_state(layout: &Layout, task_id: &str) {
     }
 }
 
-/// Turns the idle worktree of `old` into `new_task`'s at `new_path` on `branch` holding `target`.
+/// Puts a claimed worktree back into the pool (it could not be recycled now).
+pub(crate) fn unclaim(layout: &Layout, task_id: &str) {
+    let _ = std::fs::rename(claimed_marker(layout, task_id), layout.idle_marker(task_id));
+}
+
+/// Turns the idle worktree of `old` into `new_task`'s at `new_path` holding the tree `target`:
+/// only the files that differ are rewritten, and so is anything changed since the old task's
+/// final checkpoint (so nothing of the old task is credited to the new one). The old task's git
+/// directory is deleted; the caller gives the worktree a new one.
 pub(crate) fn recycle_into(
     layout: &Layout,
     user: &Repository,
     old: &IdleWorktree,
     new_task: &str,
     new_path: &Path,
-    branch: &str,
     target: Oid,
 ) -> Result<()> {
-    if !old.worktree.join(".git").exists() {
+    if !old.worktree.is_dir() {
         return Err(WorkspaceError::WorktreeVanished {
             task_id: old.task_id.clone(),
             path: old.worktree.clone(),
+        });
+    }
+    if let Some(pid) = process_inside(&old.worktree) {
+        return Err(WorkspaceError::WorktreeBusy {
+            path: old.worktree.clone(),
+            pid,
         });
     }
     // What the old worktree holds: its latest checkpoint (written at release), else its base.
@@ -164,30 +194,92 @@ pub(crate) fn recycle_into(
         index
             .read_tree(&from)
             .git_ctx("rebuilding the private index")?;
+        index.write().git_ctx("writing the private index")?;
     }
+    // Whatever differs from that checkpoint (written after it) is put right too.
+    let git_dir = bosun_git_dir(layout, user)?;
+    let dirty = candidates_from_git(&git_dir, &old.worktree, &old_index).unwrap_or_default();
     let to = user.find_tree(target).git_ctx("reading the target tree")?;
-    switch_files(user, &old.worktree, &mut index, &from, &to)?;
+    let touched = switch_files(user, &old.worktree, &mut index, &from, &to)?;
+    for path in dirty.iter().filter(|p| touched.binary_search(p).is_err()) {
+        reset_path(user, &old.worktree, &mut index, &to, path)?;
+    }
     index.write().git_ctx("writing the private index")?;
     let new_index = layout.index_path(new_task);
     std::fs::rename(&old_index, &new_index).io_ctx("move private index to", &new_index)?;
     write_atomic(&layout.tree_marker(new_task), target.to_string().as_bytes())?;
     forget_worktree_state(layout, &old.task_id);
-
-    let admin =
-        gitwt::admin_dir(&old.worktree).ok_or_else(|| WorkspaceError::WorktreeVanished {
-            task_id: old.task_id.clone(),
-            path: old.worktree.clone(),
-        })?;
-    gitwt::set_head(&admin, branch)?;
-    let head = user
-        .find_branch(branch, git2::BranchType::Local)
-        .git_ctx(format!("looking up branch {branch}"))?
-        .get()
-        .peel_to_tree()
-        .git_ctx(format!("reading branch {branch}"))?;
-    gitwt::reset_own_index(&admin, &new_index, target, &head)?;
-    gitwt::relocate(user, &old.worktree, new_path, new_task)?;
+    remove_any(&layout.task_git_dir(&old.task_id))?;
+    forget_linked_registration(user, &old.task_id, &old.worktree);
+    std::fs::rename(&old.worktree, new_path).io_ctx("move worktree to", new_path)?;
     Ok(())
+}
+
+/// Makes `path` in the worktree what `tree` holds there (or absent), and the index agree.
+fn reset_path(
+    user: &Repository,
+    worktree: &Path,
+    index: &mut Index,
+    tree: &git2::Tree<'_>,
+    path: &str,
+) -> Result<()> {
+    let entry = tree
+        .get_path(Path::new(path))
+        .ok()
+        .filter(|e| e.kind() == Some(git2::ObjectType::Blob));
+    match entry {
+        Some(e) => {
+            let mode = e.filemode() as u32;
+            write_blob(user, worktree, path, e.id(), mode)?;
+            if let Some(meta) = lstat(&worktree.join(path))? {
+                index
+                    .add(&index_entry(path, &meta, e.id(), mode))
+                    .git_ctx("updating the private index")?;
+            }
+        }
+        None => {
+            remove_path(worktree, path)?;
+            if index.get_path(Path::new(path), 0).is_some() {
+                index
+                    .remove_path(Path::new(path))
+                    .git_ctx("updating the private index")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A process (other than Bosun itself) whose working directory, root or an open file is inside
+/// `dir`: an earlier task's process still running there. Read from /proc (Linux); elsewhere
+/// none is found.
+pub(crate) fn process_inside(dir: &Path) -> Option<u32> {
+    let own = std::process::id();
+    let procs = std::fs::read_dir("/proc").ok()?;
+    for entry in procs.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == own {
+            continue;
+        }
+        let base = entry.path();
+        let links = ["cwd", "root"]
+            .into_iter()
+            .filter_map(|l| std::fs::read_link(base.join(l)).ok());
+        let fds = std::fs::read_dir(base.join("fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.path()).ok());
+        if links.chain(fds).any(|target| target.starts_with(dir)) {
+            return Some(pid);
+        }
+    }
+    None
 }
 
 /// Idle and in-use worktrees under `$BOSUN_HOME/worktrees`, with their sizes.

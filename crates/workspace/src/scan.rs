@@ -9,13 +9,16 @@
 
 use crate::blobs::Blobs;
 use crate::entry::{git_mode, index_entry, lstat, normalise};
-use crate::error::{GitContext, Result};
+use crate::error::{GitContext, IoContext, Result};
+use crate::git_cli::{GitCall, user_excludes_file};
+use crate::safe_fs;
 use crate::tree_edit::Change;
 use git2::{
     Delta, DiffOptions, Index, IndexEntry, ObjectType, Oid, Repository, Tree, TreeWalkMode,
     TreeWalkResult,
 };
 use std::collections::BTreeMap;
+use std::fs::Metadata;
 use std::path::Path;
 
 /// What a scan found: new states per changed path, and entries whose stat data merely went stale.
@@ -76,13 +79,23 @@ pub(crate) fn scan_paths(
     let (repo, worktree) = (blobs.repo(), blobs.worktree());
     let mut scan = Scan::default();
     let mut walk = Vec::new();
+    let mut reachable = safe_fs::Reachable::default();
     for path in paths {
         if path.is_empty() {
             walk.push(String::new());
             continue;
         }
         let (known, below) = in_tree(repo, latest, path)?;
-        match lstat(&worktree.join(path))? {
+        // Behind a symlinked directory a path is not in the worktree (git sees it so too).
+        let meta = if reachable.check(worktree, path) {
+            lstat(&worktree.join(path))?
+        } else {
+            None
+        };
+        match meta
+            .map(|m| strip_set_id(&worktree.join(path), m))
+            .transpose()?
+        {
             None => {
                 if known.is_some() {
                     scan.changed.insert(path.clone(), None);
@@ -210,6 +223,7 @@ pub(crate) fn scan_tree(
             }
             continue;
         };
+        let meta = strip_set_id(&worktree.join(&path), meta)?;
         // Nested repositories show up as untracked directories: git does not descend either.
         let Some(mode) = git_mode(&meta) else {
             continue;
@@ -223,16 +237,21 @@ pub(crate) fn scan_tree(
 
 /// Paths that may have changed since the private index was written, from the git CLI (which
 /// stats in parallel): tracked files whose stat data differs, and untracked files that are not
-/// ignored. None when git is not installed or fails, so the caller walks with libgit2 instead.
-pub(crate) fn candidates_from_git(worktree: &Path, index_file: &Path) -> Option<Vec<String>> {
+/// ignored. The calls run on Bosun's own git directory (see [`crate::git_cli`]), never on the
+/// worktree's `.git`. None when git is not installed or fails, so the caller walks with libgit2.
+pub(crate) fn candidates_from_git(
+    git_dir: &Path,
+    worktree: &Path,
+    index_file: &Path,
+) -> Option<Vec<String>> {
+    let excludes = user_excludes_file();
     let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .current_dir(worktree)
-            .args(["-c", "core.quotePath=false", "-c", "core.fsmonitor=false"])
+        GitCall::new(git_dir)
+            .work_tree(worktree)
+            .index(index_file)
+            .excludes_file(excludes.clone())
+            .command()
             .args(args)
-            .env("GIT_INDEX_FILE", index_file)
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -254,4 +273,16 @@ pub(crate) fn candidates_from_git(worktree: &Path, index_file: &Path) -> Option<
     paths.sort();
     paths.dedup();
     Some(paths)
+}
+
+/// A file a task made setuid or setgid does not stay so on the host: the bits are cleared
+/// before the file is recorded. Returns the file's status as it now is.
+pub(crate) fn strip_set_id(abs: &Path, meta: Metadata) -> Result<Metadata> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !meta.is_file() || meta.mode() & 0o6000 == 0 {
+        return Ok(meta);
+    }
+    let perms = std::fs::Permissions::from_mode(meta.mode() & 0o777);
+    std::fs::set_permissions(abs, perms).io_ctx("clear the set-id bits of", abs)?;
+    std::fs::symlink_metadata(abs).io_ctx("read the status of", abs)
 }

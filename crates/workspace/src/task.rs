@@ -4,8 +4,9 @@ use crate::blobs::Blobs;
 use crate::entry::normalise;
 use crate::error::{GitContext, IoContext, Result, WorkspaceError};
 use crate::layout::{Layout, read_trimmed, validate_task_id, write_atomic};
+use crate::owned_git::{self, TaskGitSpec};
 use crate::scan::{candidates_from_git, scan_paths, scan_tree};
-use crate::{gitwt, materialise, pool, tree_edit};
+use crate::{gitwt, pool, tree_edit};
 use git2::{Commit, Index, IndexEntry, Oid, Repository, Signature, Tree};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,17 @@ pub enum ChangeHint {
     Paths(Vec<String>),
     /// Anything may have changed (e.g. after a shell command): found from stat data.
     Unknown,
+}
+
+/// Where a task's git state lives, for the command sandbox (see [`TaskWorktree::task_git`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskGitPaths {
+    /// The task's own git directory: the worktree's `.git` points here.
+    pub git_dir: PathBuf,
+    /// The user's checkout.
+    pub user_checkout: PathBuf,
+    /// The user's git (common) directory.
+    pub user_git_dir: PathBuf,
 }
 
 /// A checkpoint commit, referenced as `refs/bosun/<task-id>/<n>` in the user's repository.
@@ -42,7 +54,9 @@ pub struct TaskWorktree {
     pub branch: String,
     pub base_commit: String,
     pub(crate) layout: Layout,
-    /// Opened at the worktree; objects and `refs/bosun/*` are shared with the user's repository.
+    /// The user's repository, opened at the path the user gave (never through the worktree's
+    /// `.git`, which the task controls), with the worktree as its working directory: objects
+    /// and `refs/bosun/*` are the user's.
     pub(crate) repo: Repository,
     pub(crate) latest: Option<(u32, Oid)>,
     /// Private index entries changed since the index file was last written (None = removed).
@@ -94,7 +108,7 @@ impl TaskWorktree {
         layout.prepare(task_id, repo_root)?;
         write_atomic(&layout.base_file(task_id), base.id().to_string().as_bytes())?;
         let tree = base.tree().git_ctx("reading the base commit")?.id();
-        materialise_worktree(&layout, &user, task_id, &path, &branch, tree)?;
+        materialise_worktree(&layout, &user, task_id, &path, &branch, tree, base.id())?;
         Self::load(layout, repo_root, task_id, &path, base.id())
     }
 
@@ -115,7 +129,11 @@ impl TaskWorktree {
         if !layout.base_file(task_id).exists() {
             write_atomic(&layout.base_file(task_id), base.id().to_string().as_bytes())?;
         }
-        if !worktree.join(".git").exists() {
+        if is_empty_dir(worktree) {
+            // A leftover empty directory is not a worktree that had all its files deleted.
+            std::fs::remove_dir(worktree).io_ctx("remove", worktree)?;
+        }
+        if !worktree.is_dir() {
             let branch = format!("bosun/{task_id}");
             if user.find_branch(&branch, git2::BranchType::Local).is_err() {
                 user.branch(&branch, &base, false)
@@ -125,15 +143,23 @@ impl TaskWorktree {
                 Some((_, commit)) => tree_of(&user, commit)?.id(),
                 None => base.tree().git_ctx("reading the base commit")?.id(),
             };
-            if worktree.exists() {
-                // An empty leftover directory is fine; anything else is not ours to overwrite.
-                std::fs::remove_dir(worktree).map_err(|_| WorkspaceError::TaskExists {
+            if std::fs::symlink_metadata(worktree).is_ok() {
+                // Not a directory (a file or a symlink stands there): not ours to overwrite.
+                return Err(WorkspaceError::TaskExists {
                     task_id: task_id.to_string(),
-                    branch: branch.clone(),
+                    branch,
                     path: worktree.to_path_buf(),
-                })?;
+                });
             }
-            materialise_worktree(&layout, &user, task_id, worktree, &branch, target)?;
+            materialise_worktree(
+                &layout,
+                &user,
+                task_id,
+                worktree,
+                &branch,
+                target,
+                base.id(),
+            )?;
         }
         Self::load(layout, repo_root, task_id, worktree, base.id())
     }
@@ -145,8 +171,9 @@ impl TaskWorktree {
         worktree: &Path,
         base: Oid,
     ) -> Result<Self> {
-        let repo = Repository::open(worktree)
-            .git_ctx(format!("opening the worktree {}", worktree.display()))?;
+        let repo = open_user_repo(repo_root)?;
+        repo.set_workdir(worktree, false)
+            .git_ctx(format!("using the worktree {}", worktree.display()))?;
         let latest = latest_checkpoint(&repo, task_id)?;
         let index_path = layout.index_path(task_id);
         let mut index = Index::open(&index_path).git_ctx("opening the private index")?;
@@ -166,8 +193,24 @@ impl TaskWorktree {
                 expected.id().to_string().as_bytes(),
             )?;
         }
-        drop(expected);
         drop(index);
+        let branch = format!("bosun/{task_id}");
+        let spec = TaskGitSpec {
+            worktree,
+            branch: &branch,
+            base,
+        };
+        if std::fs::symlink_metadata(layout.task_git_dir(task_id)).is_err() {
+            // A worktree made before task git directories (a linked worktree of the user's
+            // repository): it gets its own, and the registration in the user's repo goes.
+            let git_dir = owned_git::create_task_git(&layout, &repo, task_id, &spec, None)?;
+            let head = tree_of(&repo, base)?;
+            gitwt::write_own_index(&git_dir.join("index"), &index_path, expected.id(), &head)?;
+            owned_git::forget_linked_registration(&repo, task_id, worktree);
+        } else {
+            owned_git::repair_task_git(&layout, &repo, task_id, &spec)?;
+        }
+        drop(expected);
         Ok(TaskWorktree {
             task_id: task_id.to_string(),
             repo_root: repo_root.to_path_buf(),
@@ -208,13 +251,10 @@ impl TaskWorktree {
         let edit = matches!(hint, ChangeHint::Paths(_));
         let mut index = None;
         let scan = {
-            let trees = [
-                self.tree_of_latest()?,
-                tree_of(&self.repo, self.base_oid()?)?,
-            ];
-            let mut blobs = Blobs::new(&self.repo, &self.worktree, &trees);
+            let latest = self.tree_of_latest()?;
+            let mut blobs = Blobs::new(&self.repo, &self.worktree);
             let scan = match &paths {
-                Some(paths) => scan_paths(&mut blobs, &trees[0], paths, edit)?,
+                Some(paths) => scan_paths(&mut blobs, &latest, paths, edit)?,
                 None => {
                     let loaded = index.insert(self.load_index()?);
                     // Stat refreshes of unchanged files land in the private index, never in the
@@ -303,6 +343,63 @@ impl TaskWorktree {
         })
     }
 
+    /// Checks the worktree before it is used (before each command): its `.git` file points at
+    /// the task's own git directory and that directory's HEAD, config and alternates are
+    /// Bosun's; whatever a command changed there is put back. Returns what was put back, in
+    /// words (empty when all was in order), for a warning.
+    pub fn verify(&mut self) -> Result<Vec<String>> {
+        self.ensure_present()?;
+        let base = self.base_oid()?;
+        let spec = TaskGitSpec {
+            worktree: &self.worktree,
+            branch: &self.branch,
+            base,
+        };
+        owned_git::repair_task_git(&self.layout, &self.repo, &self.task_id, &spec)
+    }
+
+    /// The git state a command of this task may use: its own git directory (writable), the
+    /// user's checkout and git directory (only the object store stays visible, read-only).
+    pub fn task_git(&self) -> TaskGitPaths {
+        let user_git_dir = self.repo.commondir().to_path_buf();
+        TaskGitPaths {
+            git_dir: self.layout.task_git_dir(&self.task_id),
+            user_checkout: self.repo_root.clone(),
+            user_git_dir: user_git_dir.canonicalize().unwrap_or(user_git_dir),
+        }
+    }
+
+    /// Clears set-id bits of every file in the worktree, ignored ones included (a walk of the
+    /// whole tree; checkpoints already clear them on the files they record). For commands run
+    /// where the sandbox could not refuse setting them.
+    pub fn strip_set_id_bits(&self) -> Result<Vec<String>> {
+        let mut stripped = Vec::new();
+        let mut stack = vec![self.worktree.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                    continue;
+                };
+                if meta.is_dir() {
+                    stack.push(path);
+                } else if meta.is_file()
+                    && std::os::unix::fs::MetadataExt::mode(&meta) & 0o6000 != 0
+                {
+                    crate::scan::strip_set_id(&path, meta)?;
+                    if let Ok(rel) = path.strip_prefix(&self.worktree) {
+                        stripped.push(rel.to_string_lossy().into_owned());
+                    }
+                }
+            }
+        }
+        stripped.sort();
+        Ok(stripped)
+    }
+
     /// Whether command checkpoints ask the git CLI which files changed (the default when git is
     /// installed; it stats in parallel) or walk with libgit2 only.
     pub fn use_git_cli(&mut self, enabled: bool) {
@@ -325,7 +422,8 @@ impl TaskWorktree {
     /// private index file, plus the pending paths, where that file is not the latest tree.
     pub(crate) fn candidates_from_git(&self) -> Option<Vec<String>> {
         let index_file = self.layout.index_path(&self.task_id);
-        let mut paths = candidates_from_git(&self.worktree, &index_file)?;
+        let git_dir = owned_git::bosun_git_dir(&self.layout, &self.repo).ok()?;
+        let mut paths = candidates_from_git(&git_dir, &self.worktree, &index_file)?;
         if !self.pending.is_empty() {
             paths.extend(self.pending.keys().cloned());
             paths.sort();
@@ -376,7 +474,7 @@ impl TaskWorktree {
     }
 
     pub(crate) fn ensure_present(&self) -> Result<()> {
-        if self.worktree.join(".git").exists() {
+        if self.worktree.is_dir() {
             Ok(())
         } else {
             Err(WorkspaceError::WorktreeVanished {
@@ -389,15 +487,16 @@ impl TaskWorktree {
 
 impl Drop for TaskWorktree {
     fn drop(&mut self) {
-        if !self.pending.is_empty() && self.worktree.join(".git").exists() {
+        if !self.pending.is_empty() && self.worktree.is_dir() {
             // Best effort: a stale private index only costs re-hashing, never correctness.
             let _ = self.flush_index();
         }
     }
 }
 
-/// Gets a worktree for `task_id` at `path` holding `target` (a tree id) on `branch`: by recycling
-/// an idle worktree of this repository, else with a fresh `git worktree add`.
+/// Gets a worktree for `task_id` at `path` holding `target` (a tree id), its HEAD on `branch` at
+/// `head` (a commit): by recycling an idle worktree of this repository, else by a fresh checkout.
+/// Either way the worktree gets a new git directory of its own.
 fn materialise_worktree(
     layout: &Layout,
     user: &Repository,
@@ -405,54 +504,43 @@ fn materialise_worktree(
     path: &Path,
     branch: &str,
     target: Oid,
+    head: Oid,
 ) -> Result<()> {
+    let private = layout.index_path(task_id);
+    let mut recycled = false;
     for idle in pool::idle_tasks(layout) {
         if !pool::claim(layout, &idle.task_id) {
             continue;
         }
-        match pool::recycle_into(layout, user, &idle, task_id, path, branch, target) {
-            Ok(()) => return Ok(()),
-            Err(_) => pool::discard(layout, &idle.task_id, &idle.worktree)?,
+        match pool::recycle_into(layout, user, &idle, task_id, path, target) {
+            Ok(()) => {
+                recycled = true;
+                break;
+            }
+            Err(WorkspaceError::WorktreeBusy { .. }) => pool::unclaim(layout, &idle.task_id),
+            Err(_) => pool::discard(layout, user, &idle.task_id, &idle.worktree)?,
         }
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
+    if !recycled {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
+        }
+        gitwt::checkout_fresh(layout, user, path, target, &private)?;
     }
-    gitwt::add(user, task_id, path, branch)?;
-    let admin = gitwt::admin_dir(path).ok_or_else(|| WorkspaceError::WorktreeVanished {
-        task_id: task_id.to_string(),
-        path: path.to_path_buf(),
-    })?;
-    let private = layout.index_path(task_id);
-    std::fs::copy(admin.join("index"), &private).io_ctx("write", &private)?;
-    let head_commit = user
-        .find_branch(branch, git2::BranchType::Local)
-        .ok()
-        .and_then(|b| b.get().target())
-        .ok_or_else(|| WorkspaceError::UnknownBase {
-            repo: user.workdir().unwrap_or(path).to_path_buf(),
-            base: branch.to_string(),
-        })?;
-    let head_tree = tree_of(user, head_commit)?;
-    if Index::open(&private).is_err() {
-        // An index libgit2 cannot read (e.g. a newer format): start without stat data, so the
-        // first command checkpoint hashes every file once.
-        std::fs::remove_file(&private).io_ctx("remove", &private)?;
-        let mut index = Index::open(&private).git_ctx("creating the private index")?;
-        index
-            .read_tree(&head_tree)
-            .git_ctx("filling the private index")?;
-        index.write().git_ctx("writing the private index")?;
-    }
-    if head_tree.id() != target {
-        let mut index = Index::open(&private).git_ctx("opening the private index")?;
-        let to = user
-            .find_tree(target)
-            .git_ctx("reading the latest checkpoint")?;
-        materialise::switch_files(user, path, &mut index, &head_tree, &to)?;
-        index.write().git_ctx("writing the private index")?;
-    }
+    let spec = TaskGitSpec {
+        worktree: path,
+        branch,
+        base: head,
+    };
+    let git_dir = owned_git::create_task_git(layout, user, task_id, &spec, None)?;
+    let head_tree = tree_of(user, head)?;
+    gitwt::write_own_index(&git_dir.join("index"), &private, target, &head_tree)?;
     write_atomic(&layout.tree_marker(task_id), target.to_string().as_bytes())
+}
+
+fn is_empty_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 pub(crate) fn open_user_repo(repo_root: &Path) -> Result<Repository> {

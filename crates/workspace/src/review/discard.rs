@@ -11,9 +11,9 @@ impl TaskWorktree {
     /// checkpoints stay. Returns the bytes freed.
     pub fn remove(self) -> Result<u64> {
         let bytes = pool::dir_size(&self.worktree)?;
-        gitwt::remove(&self.worktree)?;
-        pool::unidle(&self.layout, &self.task_id);
         let user = open_user_repo(&self.repo_root)?;
+        gitwt::remove(&self.layout, &user, &self.task_id, &self.worktree)?;
+        pool::unidle(&self.layout, &self.task_id);
         if let Ok(mut branch) = user.find_branch(&self.branch, git2::BranchType::Local) {
             branch
                 .delete()

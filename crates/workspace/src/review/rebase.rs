@@ -4,10 +4,10 @@
 use super::Rebased;
 use super::text::is_binary;
 use crate::error::{GitContext, Result, WorkspaceError};
-use crate::gitwt;
 use crate::layout::write_atomic;
 use crate::materialise::switch_files;
 use crate::task::{ChangeHint, TaskWorktree, tree_of};
+use crate::{gitwt, owned_git};
 use git2::{IndexEntry, MergeFileInput, MergeFileOptions, Oid, Repository};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -62,11 +62,12 @@ impl TaskWorktree {
         self.repo
             .reference(&branch, new_base, true, "bosun: rebase")
             .git_ctx(format!("moving {}", self.branch))?;
-        if let Some(admin) = gitwt::admin_dir(&self.worktree) {
-            let onto_tree = tree_of(&self.repo, new_base)?;
-            let private = self.layout.index_path(&self.task_id);
-            gitwt::reset_own_index(&admin, &private, result, &onto_tree)?;
-        }
+        // The task's own git directory follows: its branch at the new base, its index on it.
+        owned_git::move_task_branch(&self.layout, &self.task_id, &self.branch, new_base)?;
+        let onto_tree = tree_of(&self.repo, new_base)?;
+        let private = self.layout.index_path(&self.task_id);
+        let own = self.layout.task_git_dir(&self.task_id).join("index");
+        gitwt::write_own_index(&own, &private, result, &onto_tree)?;
         self.base_commit = new_base.to_string();
         write_atomic(
             &self.layout.base_file(&self.task_id),

@@ -116,6 +116,9 @@ fn command_checkpoint(git_cli: bool) {
     task.use_git_cli(git_cli);
     let wt = task.worktree.clone();
     std::fs::write(f.repo.join(".git/info/exclude"), "secret.env\n").unwrap();
+    // Before each command the task's own git directory is brought up to date (its copy of the
+    // user's info/exclude included), so git inside the task ignores what the user's git does.
+    assert_eq!(task.verify().unwrap(), Vec::<String>::new());
     write(&wt, "src/lib.rs", "rewritten by a command\n");
     write(&wt, "generated/out.txt", "new untracked\n");
     write(&wt, "target/debug/bin", "ignored build output\n");

@@ -1,5 +1,6 @@
 mod bench;
 mod checkpoints;
+mod containment;
 mod errors;
 mod fixture;
 mod history;

@@ -109,42 +109,74 @@ fn many_files(git_cli: bool) {
     assert_eq!(user_state(&f.repo), before);
 }
 
+/// The blob git would store for `bytes` with no filter at all.
+fn raw_blob(dir: &std::path::Path, bytes: &str) -> String {
+    let tmp = dir.join(".raw-blob");
+    std::fs::write(&tmp, bytes).unwrap();
+    let id = git(dir, &["hash-object", "--no-filters", tmp.to_str().unwrap()]);
+    std::fs::remove_file(tmp).unwrap();
+    id.trim().to_string()
+}
+
+fn blob_at(repo: &std::path::Path, rev: &str, path: &str) -> String {
+    git(repo, &["rev-parse", &format!("{rev}:{path}")])
+        .trim()
+        .to_string()
+}
+
 #[test]
-fn line_ending_attributes_are_applied_as_git_add_applies_them() {
+fn line_ending_attributes_do_not_change_what_is_stored() {
     let f = fixture();
     let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
     let wt = task.worktree.clone();
-    write(&wt, "text/.gitattributes", "*.txt text\n*.keep -text\n");
+    write(
+        &wt,
+        "text/.gitattributes",
+        "*.txt text eol=lf\n*.id ident\n*.enc working-tree-encoding=UTF-16\n",
+    );
     write(&wt, "text/a.txt", "one\r\ntwo\r\n");
     write(&wt, "text/deeper/b.txt", "three\r\n");
-    write(&wt, "text/c.keep", "one\r\ntwo\r\n");
-    write(&wt, "plain/d.txt", "one\r\ntwo\r\n");
+    write(&wt, "text/c.id", "$Id$\n");
+    write(&wt, "text/d.enc", "plain\n");
     let hint = paths(&[
         "text/.gitattributes",
         "text/a.txt",
         "text/deeper/b.txt",
-        "text/c.keep",
-        "plain/d.txt",
+        "text/c.id",
+        "text/d.enc",
     ]);
     task.checkpoint(&hint, "attributes").unwrap().unwrap();
+    // What is stored is what is on disk, byte for byte (the README says so).
+    for (path, bytes) in [
+        ("text/a.txt", "one\r\ntwo\r\n"),
+        ("text/deeper/b.txt", "three\r\n"),
+        ("text/c.id", "$Id$\n"),
+        ("text/d.enc", "plain\n"),
+    ] {
+        assert_eq!(
+            blob_at(&f.repo, "refs/bosun/t1/1", path),
+            raw_blob(&f.repo, bytes),
+            "{path}"
+        );
+    }
+    // The same after a command (the other scan) and after a restore and re-checkout.
+    write(&wt, "text/a.txt", "four\r\n");
+    task.checkpoint(&ChangeHint::Unknown, "command")
+        .unwrap()
+        .unwrap();
     assert_eq!(
-        tree_of(&f.repo, "refs/bosun/t1/1"),
-        independent_tree(&wt, &f.base)
+        blob_at(&f.repo, "refs/bosun/t1/2", "text/a.txt"),
+        raw_blob(&f.repo, "four\r\n")
     );
-    let show = |path: &str| {
-        git(
-            &f.repo,
-            &["cat-file", "-p", &format!("refs/bosun/t1/1:{path}")],
-        )
-    };
-    assert_eq!(show("text/a.txt"), "one\ntwo\n");
-    assert_eq!(show("text/deeper/b.txt"), "three\n");
-    assert_eq!(show("text/c.keep"), "one\r\ntwo\r\n");
-    assert_eq!(show("plain/d.txt"), "one\r\ntwo\r\n");
+    task.restore(1).unwrap();
+    assert_eq!(
+        std::fs::read(wt.join("text/a.txt")).unwrap(),
+        b"one\r\ntwo\r\n"
+    );
 }
 
 #[test]
-fn core_autocrlf_is_applied_as_git_add_applies_it() {
+fn core_autocrlf_does_not_change_what_is_stored() {
     let f = fixture();
     git(&f.repo, &["config", "core.autocrlf", "true"]);
     let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
@@ -158,11 +190,46 @@ fn core_autocrlf_is_applied_as_git_add_applies_it() {
     let hint = ChangeHint::Paths(names);
     task.checkpoint(&hint, "crlf").unwrap().unwrap();
     assert_eq!(
-        tree_of(&f.repo, "refs/bosun/t1/1"),
-        independent_tree(&wt, &f.base)
+        blob_at(&f.repo, "refs/bosun/t1/1", "crlf/f1.txt"),
+        raw_blob(&f.repo, "line 1\r\nline 1\r\n")
     );
+}
+
+#[test]
+fn a_filter_driver_in_the_users_config_never_runs_and_lfs_pointers_stay_pointers() {
+    let f = fixture();
+    let ran = f.home.join("filter-ran");
+    std::fs::create_dir_all(&f.home).unwrap();
+    // The user's repository has a filter configured (as `git lfs install --local` does) and a
+    // file tracked through it; the task writes an attributes file that routes everything
+    // through that filter.
+    let script = format!("sh -c 'touch {}; cat'", ran.display());
+    for (key, value) in [
+        ("filter.lfs.clean", script.as_str()),
+        ("filter.lfs.smudge", script.as_str()),
+        ("filter.lfs.process", script.as_str()),
+        ("filter.lfs.required", "true"),
+    ] {
+        git(&f.repo, &["config", key, value]);
+    }
+    let pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
+    write(&f.repo, "big.bin", pointer);
+    git(&f.repo, &["add", "--no-all", "big.bin"]);
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    write(&wt, ".gitattributes", "* filter=lfs diff=lfs merge=lfs\n");
+    write(&wt, "big.bin", pointer);
+    write(&wt, "src/lib.rs", "changed\n");
+    task.checkpoint(&ChangeHint::Unknown, "command")
+        .unwrap()
+        .unwrap();
+    task.release().unwrap();
+    let t2 = TaskWorktree::create(&f.home, &f.repo, "t2", &f.base).unwrap();
+    drop(t2);
+    assert!(!ran.exists(), "a filter program ran");
     assert_eq!(
-        git(&f.repo, &["cat-file", "-p", "refs/bosun/t1/1:crlf/f1.txt"]),
-        "line 1\nline 1\n"
+        blob_at(&f.repo, "refs/bosun/t1/1", "big.bin"),
+        raw_blob(&f.repo, pointer),
+        "an LFS pointer is checkpointed as the pointer"
     );
 }
