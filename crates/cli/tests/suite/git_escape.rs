@@ -212,3 +212,67 @@ fn the_users_head_is_not_moved_through_a_recycled_worktree() {
         "git inside the recycled worktree is on the task's own branch: {output}"
     );
 }
+
+#[test]
+fn a_read_denied_path_cannot_be_printed_from_the_object_store() {
+    let env = Env::new();
+    // The user committed a `.env` (read-denied by the built-in policy).
+    std::fs::write(env.repo.join(".env"), "DB_PASSWORD=committed-hunter2\n").unwrap();
+    git(&env.repo, &["add", "-f", ".env"]);
+    git(&env.repo, &["commit", "-qm", "oops, a secret"]);
+    let attempts = [
+        ("show", "git show HEAD:.env"),
+        ("show_index", "git show :.env"),
+        ("cat_file", "git cat-file -p HEAD:.env"),
+        ("log_p", "git log -p"),
+        ("diff", "git diff HEAD~1 HEAD"),
+        ("blob", "git cat-file --batch-all-objects --batch"),
+        ("archive", "git archive HEAD | tar -xO"),
+    ];
+    let mut calls: Vec<_> = attempts
+        .iter()
+        .map(|(id, cmd)| call(id, "run_command", json!({"command": cmd})))
+        .collect();
+    calls.push(call(
+        "ok",
+        "run_command",
+        json!({"command": "git status --short && git log --oneline | head -3"}),
+    ));
+    let server = MockModelServer::start_blocking(vec![tools(calls), text("done")]).unwrap();
+    let run = env.run(&server, "look for secrets", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let warning = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "committed_secrets" => Some(w.message.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no committed_secrets warning: {:?}", run.kinds()));
+    assert!(warning.contains(".env"), "{warning}");
+    let ends = run.tool_ends();
+    for (i, (id, cmd)) in attempts.iter().enumerate() {
+        assert_eq!(
+            ends[i].status,
+            bosun_protocol::ToolCallStatus::Denied,
+            "{id}: `{cmd}` ran: {}",
+            ends[i].output
+        );
+    }
+    let ok = ends[attempts.len()];
+    assert_eq!(
+        ok.status,
+        bosun_protocol::ToolCallStatus::Success,
+        "{}",
+        ok.output
+    );
+    assert!(ok.output.contains("oops, a secret"), "{}", ok.output);
+    let journal = env.text(&["show", &run.task_id(), "--json"]).1;
+    assert!(
+        !journal.contains("committed-hunter2"),
+        "the secret reached the journal"
+    );
+    for req in server.requests() {
+        assert!(!req.body.to_string().contains("committed-hunter2"));
+    }
+}

@@ -74,11 +74,30 @@ export interface Timeline {
   usage: UsageTotals;
   status: TaskStatus;
   plan: PlanItem[];
+  /**
+   * Warnings about what this task's containment cannot promise (committed secrets, no
+   * sandbox, network not contained): pinned above the timeline, not only in it.
+   */
+  notes: ContainmentNote[];
   /** Approval requests not answered yet (no `approval_resolved` with their id), oldest first. */
   pending: ApprovalRequested[];
   startedAt: string | null;
   finishedAt: string | null;
 }
+
+/** A pinned warning: its code and message. */
+export interface ContainmentNote {
+  code: string;
+  message: string;
+}
+
+/** Warning codes that stay pinned above the timeline for the whole task. */
+export const PINNED_WARNINGS: readonly string[] = [
+  "committed_secrets",
+  "sandbox_unavailable",
+  "sandbox_disabled",
+  "network_not_contained",
+];
 
 export function emptyTimeline(): Timeline {
   return {
@@ -95,6 +114,7 @@ export function emptyTimeline(): Timeline {
     },
     status: "running",
     plan: [],
+    notes: [],
     pending: [],
     startedAt: null,
     finishedAt: null,
@@ -233,6 +253,9 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         break;
       case "warning":
         next.items.push({ ...base, kind: "warning", code: ev.code, message: ev.message });
+        if (PINNED_WARNINGS.includes(ev.code) && !next.notes.some((n) => n.code === ev.code)) {
+          next.notes = [...next.notes, { code: ev.code, message: ev.message }];
+        }
         break;
       case "redacted":
         next.items.push({ ...base, kind: "redacted", count: ev.count, kinds: ev.kinds, place: ev.place });
