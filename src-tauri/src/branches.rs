@@ -1,5 +1,7 @@
 //! The local branches of a repository, for the "New task" form's base branch select. Read with
-//! the git CLI (the user's own git, so it sees exactly what they see in a terminal).
+//! the git CLI in the user's own checkout (which no task can write), with their configuration so
+//! it sees what they see in a terminal, but no hooks, no fsmonitor and no inherited `GIT_*`
+//! variables (nothing here may run a program a configuration names).
 
 use crate::error::IpcError;
 use serde::Serialize;
@@ -18,7 +20,14 @@ fn git(repo: &Path, args: &[&str]) -> Result<std::process::Output, IpcError> {
     Command::new("git")
         .arg("-C")
         .arg(repo)
+        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
         .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_CONFIG_COUNT")
+        .env("GIT_TERMINAL_PROMPT", "0")
         .output()
         .map_err(|e| {
             IpcError::new(
