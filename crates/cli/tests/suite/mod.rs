@@ -1,5 +1,6 @@
 mod approvals;
 mod bad_input;
+mod containment;
 mod inspect;
 mod journal;
 mod redaction;
