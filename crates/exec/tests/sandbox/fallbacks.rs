@@ -138,3 +138,49 @@ async fn without_namespaces_and_seccomp_tcp_is_cut_but_udp_is_open_so_the_networ
         assert!(text.contains("udp open"), "{text}");
     }
 }
+
+#[tokio::test]
+async fn without_namespaces_a_job_that_outlives_kill_9_of_bosun_and_the_trampoline_is_swept_later()
+{
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let Some(fx) = Fixture::new() else { return };
+    let policy = serde_json::to_string(&fx.policy_without_worktree_dotenv()).unwrap();
+    // The trampoline as run_command starts it, minus run_command (which plays Bosun).
+    let mut trampoline = Command::new(env!("CARGO_BIN_EXE_bosun-sandbox"))
+        .args([bosun_exec::SANDBOX_ARG, &policy, "--", "bash", "-c"])
+        .arg("setsid sleep 31 >/dev/null 2>&1 & sleep 0.2; echo started; sleep 32")
+        .env(bosun_exec::sandbox::DISABLE_ENV, "netns")
+        .current_dir(&fx.worktree)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(trampoline.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "started\n");
+    // SIGKILL leaves the trampoline no chance to end the job it does not know it has.
+    trampoline.kill().unwrap();
+    trampoline.wait().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let swept = bosun_exec::sweep_leftovers();
+    let job = swept
+        .iter()
+        .find(|l| l.command == "sleep 31")
+        .unwrap_or_else(|| panic!("the job was not swept: {swept:?}"));
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let state = std::fs::read_to_string(format!("/proc/{}/stat", job.pid)).unwrap_or_default();
+    let state = state.rsplit(')').next().unwrap_or("").trim_start();
+    assert!(
+        state.is_empty() || state.starts_with('Z'),
+        "the swept job still runs: {state}"
+    );
+    assert!(
+        bosun_exec::sweep_leftovers()
+            .iter()
+            .all(|l| l.pid != job.pid),
+        "swept twice"
+    );
+}
