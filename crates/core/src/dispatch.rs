@@ -232,6 +232,18 @@ pub async fn dispatch(
         decision.rule = "sandbox unavailable".into();
         decision.source = "built-in".into();
     }
+    // Without a network namespace or seccomp, a command could reach the network (UDP):
+    // never unasked.
+    if let (true, bosun_protocol::ToolAction::Command { .. }, Decision::Allow) = (
+        env.sandboxing.network_uncontained(),
+        &action,
+        decision.decision,
+    ) {
+        decision.decision = Decision::Ask;
+        decision.reason = "network not contained".into();
+        decision.rule = "network not contained".into();
+        decision.source = "built-in".into();
+    }
     match decision.decision {
         Decision::Allow => {}
         Decision::Deny => {

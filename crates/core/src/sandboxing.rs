@@ -1,7 +1,7 @@
 //! How a task's commands are confined: the sandbox from `bosun-exec` when the kernel supports
 //! it; otherwise every command asks (never silently unsandboxed).
 
-use bosun_exec::{SandboxPolicy, SandboxSupport};
+use bosun_exec::{SandboxPolicy, SandboxSupport, TaskGit};
 use std::path::{Path, PathBuf};
 
 /// Entries looked at when finding read-denied files in a worktree.
@@ -23,6 +23,11 @@ pub enum Sandboxing {
         extra_read_deny: Vec<PathBuf>,
         exe: PathBuf,
         user_home: Option<PathBuf>,
+        /// The task's git dir and the user's checkout, as Bosun knows them.
+        git: Option<TaskGit>,
+        /// Whether a command without a network grant is really cut off (a network namespace,
+        /// or seccomp refusing network sockets); when not, every command asks.
+        network_contained: bool,
     },
     /// Commands ask, because they cannot be confined.
     Off { reason: String },
@@ -32,12 +37,22 @@ pub enum Sandboxing {
 }
 
 impl Sandboxing {
-    /// Probes the kernel once and prepares the task's sandbox.
-    pub fn for_task(home: &Path, task_id: &str, worktree: &Path, enabled: bool) -> Sandboxing {
+    /// Probes the kernel once and prepares the task's sandbox. `git` is the task's git state
+    /// as the workspace crate knows it (the task's private git dir, the user's checkout and
+    /// git dir: see [`TaskGit`]); with `None`, commands get no git dir to write and the
+    /// user's checkout is not hidden.
+    pub fn for_task(
+        home: &Path,
+        task_id: &str,
+        worktree: &Path,
+        enabled: bool,
+        git: Option<TaskGit>,
+    ) -> Sandboxing {
         if !enabled {
             return Sandboxing::Disabled;
         }
-        if let SandboxSupport::Unavailable { reason } = bosun_exec::probe() {
+        let support = bosun_exec::probe();
+        if let SandboxSupport::Unavailable { reason } = support {
             return Sandboxing::Off { reason };
         }
         let exe = match std::env::current_exe() {
@@ -59,6 +74,8 @@ impl Sandboxing {
             ],
             exe,
             user_home: dirs::home_dir(),
+            git,
+            network_contained: support.network_contained(),
         }
     }
 
@@ -122,9 +139,12 @@ impl Sandboxing {
                 extra_read_deny,
                 exe,
                 user_home,
+                git,
+                ..
             } => {
-                let mut p = SandboxPolicy::for_task(worktree, temp_dir, user_home.as_deref())
-                    .map_err(|e| e.to_string())?;
+                let mut p =
+                    SandboxPolicy::for_task(worktree, temp_dir, user_home.as_deref(), git.as_ref())
+                        .map_err(|e| e.to_string())?;
                 p.read_deny
                     .extend(extra_read_deny.iter().filter(|p| p.exists()).cloned());
                 if let Some(home) = user_home {
@@ -149,6 +169,18 @@ impl Sandboxing {
             }
             Sandboxing::Off { .. } | Sandboxing::Disabled => Ok(None),
         }
+    }
+
+    /// True when commands are sandboxed but their network is not contained (no network
+    /// namespace and no seccomp): every command then asks.
+    pub fn network_uncontained(&self) -> bool {
+        matches!(
+            self,
+            Sandboxing::On {
+                network_contained: false,
+                ..
+            }
+        )
     }
 
     /// Why commands must ask, when they cannot be confined.

@@ -224,8 +224,17 @@ impl Launch {
             sandbox,
             env_remove,
         } = self;
-        let mut sandboxing =
-            Sandboxing::for_task(&home, task_id.as_str(), &worktree.worktree, sandbox);
+        // The task's git paths come from the workspace crate, which knows them (a worktree's
+        // own `.git` file is written by the agent and is never read for this); a worktree
+        // without a task-private git dir gives none.
+        let task_git = None;
+        let mut sandboxing = Sandboxing::for_task(
+            &home,
+            task_id.as_str(),
+            &worktree.worktree,
+            sandbox,
+            task_git,
+        );
         sandboxing.hide_read_denied(&policy);
         let committed_secrets = worktree
             .base_files_matching(|path| policy.is_read_denied(path))
@@ -251,7 +260,26 @@ impl Launch {
                 message: "the sandbox is turned off for this task (--no-sandbox): commands run with your permissions".into(),
             }))?;
             }
-            Sandboxing::On { .. } => {}
+            Sandboxing::On { .. } => {
+                // What a `kill -9` of an earlier Bosun left running (with a PID namespace per
+                // command there is none).
+                let killed = bosun_exec::sweep_leftovers();
+                if !killed.is_empty() {
+                    let list: Vec<String> = killed
+                        .iter()
+                        .map(|k| format!("{} `{}`", k.pid, k.command))
+                        .collect();
+                    emitter.emit(EventMsg::Warning(Warning {
+                        code: "leftover_processes".into(),
+                        message: format!(
+                            "killed {} process{} that earlier commands left running: {}",
+                            killed.len(),
+                            if killed.len() == 1 { "" } else { "es" },
+                            list.join(", ")
+                        ),
+                    }))?;
+                }
+            }
         }
 
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();

@@ -3,13 +3,16 @@
 //!
 //! Whatever a command prints, memory stays bounded: the first `keep_head_bytes` and the last
 //! `keep_tail_bytes` of the combined output are kept, the middle is only counted. On timeout or
-//! cancel the whole process group is killed (SIGTERM, then SIGKILL after a short grace), so a
-//! command that started background jobs leaves nothing running behind it.
+//! cancel the whole process group gets SIGTERM, then SIGKILL after a short grace.
 //!
 //! With [`CommandSpec::sandbox`] set, the command runs confined (see [`sandbox`]): writes only
-//! in the task's worktree and temp dir, denied paths unreadable, no network unless granted, the
-//! user's `.git` read-only, secret-looking environment variables dropped. [`probe`] says once
-//! whether this system can do that; when it cannot, a sandboxed spec is refused
+//! in the task's worktree and temp dir, denied paths and the user's checkout unreadable, no
+//! network unless granted (and then only through Bosun's proxy), no Unix sockets outside, no
+//! set-id files, secret-looking environment variables dropped — and every process it starts
+//! dies with it, even one that left its process group (`setsid`, `nohup`): the command has a
+//! PID namespace of its own, or, where none can be made, the trampoline hunts its
+//! descendants down. [`sweep_leftovers`] ends what a `kill -9` of Bosun left behind. [`probe`]
+//! says once whether this system can do that; when it cannot, a sandboxed spec is refused
 //! ([`ExecError::SandboxUnavailable`]), never run unconfined.
 //!
 //! ```no_run
@@ -31,8 +34,8 @@ pub use bosun_protocol::OutputStream;
 pub use capture::Capture;
 pub use run::run_command;
 pub use sandbox::{
-    SANDBOX_ARG, SandboxError, SandboxPolicy, SandboxSupport, dispatch_sandbox, probe,
-    sandbox_main, scrub_env,
+    Leftover, SANDBOX_ARG, SandboxError, SandboxPolicy, SandboxSupport, TaskGit, dispatch_sandbox,
+    probe, sandbox_main, scrub_env, sweep_leftovers,
 };
 
 use std::path::PathBuf;
@@ -85,7 +88,8 @@ impl CommandSpec {
 /// How a command ended and what it printed (combined stdout and stderr, in arrival order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandOutcome {
-    /// The exit code, when the process exited normally.
+    /// The exit code, when the process exited normally. A sandboxed command that a signal N
+    /// ended exits with 128 + N (the trampoline reports it).
     pub exit_code: Option<i32>,
     /// The signal that killed the process, if one did.
     pub signal: Option<i32>,

@@ -12,6 +12,10 @@ use tokio_util::sync::CancellationToken;
 
 /// Between SIGTERM and SIGKILL on timeout or cancel.
 const KILL_GRACE: Duration = Duration::from_secs(2);
+/// A sandboxed command is ended by closing the trampoline's stdin (it then kills everything
+/// the command started, which a SIGKILL of its group would keep it from doing); how long it
+/// has for that before the group gets SIGKILL.
+const TEARDOWN_GRACE: Duration = Duration::from_secs(1);
 /// After the command exits, how long background jobs that still hold its stdout/stderr may keep
 /// them open before the group is killed and reading stops.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
@@ -31,6 +35,11 @@ enum Stop {
 /// On timeout or when `cancel` fires, the whole group gets SIGTERM, then SIGKILL after a short
 /// grace. Background jobs that keep the output pipes open after the command exits are killed
 /// after a brief wait. Dropping the returned future kills the group too.
+///
+/// A sandboxed command's trampoline gets a pipe as stdin (the command itself reads
+/// /dev/null): it lives while the write end is open here, and when it closes — the grace
+/// after SIGTERM is over, the future was dropped, or Bosun died — the trampoline kills
+/// everything the command started, in or out of its process group.
 pub async fn run_command(
     spec: &CommandSpec,
     cancel: &CancellationToken,
@@ -40,13 +49,19 @@ pub async fn run_command(
         return Err(ExecError::MissingCwd(spec.cwd.clone()));
     }
     let started = Instant::now();
+    let sandboxed = spec.sandbox.is_some();
     let mut cmd = command_for(spec)?;
     cmd.current_dir(&spec.cwd)
-        .stdin(Stdio::null())
+        .stdin(if sandboxed {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true);
+        // A sandboxed trampoline is ended through its stdin (see `GroupGuard`).
+        .kill_on_drop(!sandboxed);
     let mut child = cmd.spawn().map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound && spec.cwd.is_dir() {
             ExecError::BashMissing
@@ -58,7 +73,11 @@ pub async fn run_command(
         }
     })?;
     let pgid = child.id().unwrap_or(0);
-    let mut guard = GroupGuard { pgid, armed: true };
+    let mut guard = GroupGuard {
+        pgid,
+        armed: true,
+        alive: child.stdin.take(),
+    };
     let (Some(mut stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
         group::kill(pgid);
         return Err(ExecError::Spawn {
@@ -115,8 +134,14 @@ pub async fn run_command(
                 kill_at = Some(Instant::now() + KILL_GRACE);
             },
             _ = sleep_until(kill_at.unwrap_or(far)), if kill_at.is_some() => {
-                group::kill(pgid);
-                kill_at = None;
+                if guard.alive.take().is_some() {
+                    // The trampoline ends the command's whole tree and exits; the group's
+                    // SIGKILL follows if it does not.
+                    kill_at = Some(Instant::now() + TEARDOWN_GRACE);
+                } else {
+                    group::kill(pgid);
+                    kill_at = None;
+                }
             },
             _ = sleep_until(drain_until.unwrap_or(far)), if drain_until.is_some() => {
                 // Background jobs still hold the pipes: end them and stop reading.
@@ -130,6 +155,7 @@ pub async fn run_command(
         group::kill(pgid);
     }
     guard.armed = false;
+    drop(guard.alive.take());
 
     let (head, tail, omitted_bytes) = sink.capture.into_parts();
     let (exit_code, signal) = match status {
@@ -171,6 +197,9 @@ fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError>
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| !spec.env_remove.contains(k));
     cmd.envs(sandbox::scrub_env(inherited, &policy.env_allow));
+    if policy.proxy.is_some() && !policy.network {
+        cmd.envs(sandbox::proxy_env());
+    }
     if let Some(temp) = &policy.temp_dir {
         for key in ["TMPDIR", "TMP", "TEMP"] {
             cmd.env(key, temp);
@@ -237,16 +266,32 @@ impl Sink<'_> {
 }
 
 /// Kills the process group if `run_command` is abandoned midway (its future dropped, or an
-/// early error return).
+/// early error return). A sandboxed command's trampoline is told first, by closing its stdin
+/// (`alive`), and the group is killed after [`TEARDOWN_GRACE`], from a thread of its own.
 struct GroupGuard {
     pgid: u32,
     armed: bool,
+    alive: Option<tokio::process::ChildStdin>,
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        if self.armed {
+        if !self.armed {
+            return;
+        }
+        if self.alive.take().is_none() {
             group::kill(self.pgid);
+            return;
+        }
+        let pgid = self.pgid;
+        let spawned = std::thread::Builder::new()
+            .name("bosun-teardown".into())
+            .spawn(move || {
+                std::thread::sleep(TEARDOWN_GRACE);
+                group::kill(pgid);
+            });
+        if spawned.is_err() {
+            group::kill(pgid);
         }
     }
 }

@@ -297,6 +297,7 @@ async fn drive(
     let mut stdout = std::io::stdout().lock();
     let mut status = None;
     let mut interrupts = 0;
+    let mut stops = StopSignals::new()?;
     loop {
         tokio::select! {
             ev = handle.events.recv() => {
@@ -318,13 +319,13 @@ async fn drive(
                     let _ = handle.ops.send(Op::Approval(answer));
                 }
             }
-            _ = tokio::signal::ctrl_c() => {
+            signal = stops.next() => {
                 interrupts += 1;
                 if interrupts > 1 {
-                    eprintln!("bosun: interrupted twice, exiting; the task will show as interrupted");
+                    eprintln!("bosun: interrupted twice ({signal}), exiting; the task will show as interrupted");
                     return Ok(ExitCode::from(130));
                 }
-                eprintln!("bosun: stopping the task (Ctrl-C again to exit at once)");
+                eprintln!("bosun: stopping the task ({signal}; again to exit at once)");
                 let _ = handle.ops.send(Op::Interrupt);
             }
         }
@@ -332,6 +333,47 @@ async fn drive(
     let outcome = handle.join.await.context("the task's loop panicked")??;
     let status = status.unwrap_or(outcome.status);
     Ok(ExitCode::from(exit_code(status)))
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP: each stops the task the same way (status `interrupted`,
+/// exit 130), so a service manager or a closed terminal ends it as cleanly as a user.
+struct StopSignals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hup: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn new() -> anyhow::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals {
+                term: signal(SignalKind::terminate()).context("while listening for SIGTERM")?,
+                hup: signal(SignalKind::hangup()).context("while listening for SIGHUP")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
+    }
+
+    /// The next stop request, named.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+                _ = self.term.recv() => "SIGTERM",
+                _ = self.hup.recv() => "SIGHUP",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
 }
 
 /// 0 when completed; non-zero, and distinct per reason, otherwise.

@@ -1,5 +1,6 @@
 mod approvals;
 mod bad_input;
+mod containment;
 mod git_escape;
 mod inspect;
 mod journal;

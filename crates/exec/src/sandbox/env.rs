@@ -1,4 +1,5 @@
-//! The environment a sandboxed command sees: everything except variables whose names look secret.
+//! The environment a sandboxed command sees: everything except variables whose names look
+//! secret, plus the proxy variables when it reaches the network through Bosun's proxy.
 
 /// Name fragments that make a variable look secret (matched on the upper-cased name).
 const SECRET_FRAGMENTS: &[&str] = &[
@@ -60,6 +61,33 @@ pub fn scrub_env(
 ) -> Vec<(String, String)> {
     vars.filter(|(name, _)| allow.iter().any(|a| a == name) || !looks_secret(name))
         .collect()
+}
+
+/// The port the proxy forwarder (see `forwarder.rs`) listens on inside the command's network namespace (private to the
+/// command, so always free).
+pub const PROXY_PORT: u16 = 3128;
+
+/// The variables that point a command's HTTP clients at the forwarder: `HTTP_PROXY`,
+/// `HTTPS_PROXY`, `ALL_PROXY` (and their lower-case forms) = `http://127.0.0.1:3128`, and
+/// `NO_PROXY`/`no_proxy` for loopback, so the command's own local servers are reached
+/// directly.
+pub fn proxy_env() -> Vec<(String, String)> {
+    let url = format!("http://127.0.0.1:{PROXY_PORT}");
+    let mut vars: Vec<(String, String)> = [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ]
+    .iter()
+    .map(|k| (k.to_string(), url.clone()))
+    .collect();
+    for key in ["NO_PROXY", "no_proxy"] {
+        vars.push((key.to_string(), "localhost,127.0.0.1,::1".to_string()));
+    }
+    vars
 }
 
 #[cfg(test)]

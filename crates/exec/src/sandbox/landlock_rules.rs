@@ -1,4 +1,8 @@
 //! The Landlock ruleset: read everywhere but the denied paths, write only where allowed.
+//!
+//! On ABI 9 and later the ruleset also handles `LANDLOCK_ACCESS_FS_RESOLVE_UNIX`
+//! ([`AccessFs::ResolveUnix`], part of the write rights): connecting to a Unix socket file is
+//! then allowed only beneath the write paths, wherever the socket was bound and whenever.
 
 use super::{SandboxError, SandboxPolicy};
 use landlock::{
@@ -110,7 +114,7 @@ pub(crate) fn resolve(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Restricts this process (and what it will exec) to `policy`. `cut_tcp`: handle Landlock's
-/// TCP rights with no port allowed (used when there is no network namespace).
+/// TCP rights with no port allowed (used when there is no network namespace; needs ABI 4).
 pub(crate) fn restrict(policy: &SandboxPolicy, cut_tcp: bool) -> Result<(), SandboxError> {
     let err = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
     let fs_all = AccessFs::from_all(TARGET);

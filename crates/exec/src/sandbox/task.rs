@@ -1,21 +1,38 @@
-//! The policy for a task's worktree: which parts of the user's `.git` its commands may write.
+//! The policy for a task's commands: its worktree, its temp dir and its own git state, with
+//! the user's checkout and git directory out of reach.
 //!
-//! A linked worktree's `.git` file points at `<repo>/.git/worktrees/<name>` (its HEAD, index
-//! and logs); its objects and branch refs live in the shared `<repo>/.git`. So that `git add`
-//! and `git commit` work inside the task while hooks, config and the user's branches cannot be
-//! altered, the task may write:
-//! - `<repo>/.git/worktrees/<name>` (its own HEAD, index, logs),
-//! - `<repo>/.git/objects` (new objects; existing ones are content-addressed, so adding cannot
-//!   rewrite history — but a command could delete objects: Landlock cannot grant "create but
-//!   never delete" in a way git tolerates, since git unlinks its temp files and locks there),
-//! - the directory of its branch ref and of that ref's log, e.g. `<repo>/.git/refs/heads/bosun`
-//!   and `<repo>/.git/logs/refs/heads/bosun` for branch `bosun/<task>` — only when the branch
-//!   has a directory of its own (a top-level branch such as `main` would open every branch).
-//!
-//! The rest of `<repo>/.git` (hooks, config, packed-refs, other branches) is read-only.
+//! The git paths come from Bosun ([`TaskGit`]), never from the worktree: the worktree is
+//! written by the agent, its `.git` file included, so reading it would let a command choose
+//! what becomes writable (`gitdir: /home/user`). A task has a private git directory (HEAD,
+//! index, refs, config, the objects of new commits) that its commands may write; it reads
+//! the user's objects through `objects/info/alternates`. So that `git status`, `add` and
+//! `commit` work while nothing of the user's can be read or changed:
+//! - `git_dir` is writable;
+//! - the user's git directory is read-only, and every entry of it but `objects` is hidden
+//!   (config, hooks, refs, index, logs, worktrees);
+//! - every entry of the user's checkout but `.git` is hidden: the task has its own copy in
+//!   the worktree, and the checkout holds what the worktree's policy hides (an `.env` the
+//!   user never committed). An entry that contains the worktree, the temp dir or the task's
+//!   git dir stays (what is hidden is then inside it, as its own entries).
 
 use super::{SandboxError, SandboxPolicy};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+/// The git state a task's commands may use, as Bosun knows it (never read from the worktree).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskGit {
+    /// The task's private git directory (the worktree's `.git` file points here): its HEAD,
+    /// index, refs, config and objects of new commits. Writable by the command.
+    pub git_dir: PathBuf,
+    /// The user's checkout (working directory). Its files are hidden from commands: the task
+    /// has its own copy in the worktree.
+    pub user_checkout: PathBuf,
+    /// The user's git directory (common dir). Only its `objects/` stays visible, read-only
+    /// (the task's git dir reads them through `objects/info/alternates`); config, hooks,
+    /// refs, index, logs, worktrees are hidden.
+    pub user_git_dir: PathBuf,
+}
 
 /// Credential files and directories under `home` that commands never need to read: SSH, cloud
 /// and cluster credentials, package registry tokens, GnuPG, `gh`, `.netrc`, git credentials.
@@ -47,13 +64,15 @@ pub fn home_secrets(home: &Path) -> Vec<PathBuf> {
 
 impl SandboxPolicy {
     /// The policy for a task: writes in `worktree` and `temp_dir` (created if missing) and in
-    /// the worktree's own git state (see the module docs); the user's `.git` otherwise
-    /// read-only; `home`'s credentials ([`home_secrets`]) and the worktree's top-level `.env*`
-    /// files unreadable; no network. Adjust `network`, `env_allow` and `read_deny` after.
+    /// the task's own git dir; the user's checkout and git dir out of reach but for the
+    /// objects (see the module docs); `home`'s credentials ([`home_secrets`]) and the
+    /// worktree's top-level `.env*` files unreadable; no network. Adjust `network`, `proxy`,
+    /// `env_allow` and `read_deny` after.
     pub fn for_task(
         worktree: &Path,
         temp_dir: &Path,
         home: Option<&Path>,
+        git: Option<&TaskGit>,
     ) -> Result<SandboxPolicy, SandboxError> {
         std::fs::create_dir_all(temp_dir).map_err(|source| SandboxError::TempDir {
             path: temp_dir.to_path_buf(),
@@ -67,14 +86,42 @@ impl SandboxPolicy {
             ..SandboxPolicy::default()
         };
         policy.read_deny.extend(env_files(worktree));
-        let dot_git = worktree.join(".git");
-        if dot_git.is_file() {
-            let git = LinkedGit::read(&dot_git)?;
-            policy.read_only_paths.push(git.common.clone());
-            policy.write_paths.extend(git.writable());
+        if let Some(git) = git {
+            policy.write_paths.push(git.git_dir.clone());
+            policy.read_only_paths.push(git.user_git_dir.clone());
+            let keep = [worktree, temp_dir, git.git_dir.as_path()];
+            policy
+                .read_deny
+                .extend(entries_but(&git.user_checkout, ".git", &keep));
+            policy
+                .read_deny
+                .extend(entries_but(&git.user_git_dir, "objects", &keep));
         }
         Ok(policy)
     }
+}
+
+/// The entries of `dir` except the one named `except` and any that contains one of `keep`,
+/// sorted. A missing directory has none.
+fn entries_but(dir: &Path, except: &str, keep: &[&Path]) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let resolved: Vec<PathBuf> = keep
+        .iter()
+        .map(|k| k.canonicalize().unwrap_or_else(|_| k.to_path_buf()))
+        .collect();
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name() != except)
+        .map(|e| e.path())
+        .filter(|p| {
+            let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+            !keep.iter().any(|k| k.starts_with(p)) && !resolved.iter().any(|k| k.starts_with(&real))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// `.env`, `.env.local`, … at the top of the worktree (`.envrc` too: it often exports keys).
@@ -95,53 +142,51 @@ fn env_files(worktree: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Where a linked worktree's git state lives.
-struct LinkedGit {
-    /// `<repo>/.git/worktrees/<name>`.
-    admin: PathBuf,
-    /// `<repo>/.git`.
-    common: PathBuf,
-}
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
 
-impl LinkedGit {
-    fn read(dot_git: &Path) -> Result<LinkedGit, SandboxError> {
-        let read = |path: &Path| {
-            std::fs::read_to_string(path).map_err(|source| SandboxError::GitMetadata {
-                path: path.to_path_buf(),
-                source,
-            })
-        };
-        let base = dot_git.parent().unwrap_or(Path::new("/"));
-        let content = read(dot_git)?;
-        let pointer = content.trim().strip_prefix("gitdir:").unwrap_or("").trim();
-        let admin = base.join(pointer);
-        let common = match read(&admin.join("commondir")) {
-            Ok(rel) => admin.join(rel.trim()),
-            Err(_) => admin.join("../.."),
-        };
-        let clean = |p: PathBuf| p.canonicalize().unwrap_or(p);
-        Ok(LinkedGit {
-            admin: clean(admin),
-            common: clean(common),
-        })
-    }
-
-    fn writable(&self) -> Vec<PathBuf> {
-        let mut paths = vec![self.admin.clone(), self.common.join("objects")];
-        let head = std::fs::read_to_string(self.admin.join("HEAD")).unwrap_or_default();
-        if let Some(branch) = head.trim().strip_prefix("ref: refs/heads/")
-            && let Some((dir, _)) = branch.rsplit_once('/')
-            && !dir.split('/').any(|part| part == ".." || part.is_empty())
-        {
-            // Either directory may be missing (a packed branch, no reflog yet); make them now
-            // so they can be granted.
-            for root in ["refs/heads", "logs/refs/heads"] {
-                let path = self.common.join(root).join(dir);
-                if std::fs::create_dir_all(&path).is_ok() {
-                    paths.push(path);
-                }
-            }
+    #[test]
+    fn the_user_checkout_and_git_dir_are_hidden_but_for_the_objects_and_the_task_s_own_paths() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path().canonicalize().unwrap();
+        let checkout = r.join("repo");
+        for dir in [
+            "repo/.git/objects",
+            "repo/.git/refs",
+            "repo/.git/hooks",
+            "repo/src",
+            "repo/.bosun/tasks/t1/git",
+            "repo/.bosun/tasks/t1/wt",
+            "tmp",
+        ] {
+            std::fs::create_dir_all(r.join(dir)).unwrap();
         }
-        paths
+        std::fs::write(checkout.join(".env"), "SECRET=1").unwrap();
+        std::fs::write(checkout.join(".git/config"), "").unwrap();
+        let git = TaskGit {
+            git_dir: checkout.join(".bosun/tasks/t1/git"),
+            user_checkout: checkout.clone(),
+            user_git_dir: checkout.join(".git"),
+        };
+        let worktree = checkout.join(".bosun/tasks/t1/wt");
+        let policy = SandboxPolicy::for_task(&worktree, &r.join("tmp"), None, Some(&git)).unwrap();
+        assert_eq!(
+            policy.read_deny,
+            vec![
+                checkout.join(".env"),
+                checkout.join("src"),
+                checkout.join(".git/config"),
+                checkout.join(".git/hooks"),
+                checkout.join(".git/refs"),
+            ],
+            ".bosun holds the worktree and the task's git dir, so it stays"
+        );
+        assert_eq!(policy.read_only_paths, vec![checkout.join(".git")]);
+        assert_eq!(
+            policy.write_paths,
+            vec![worktree, r.join("tmp"), git.git_dir.clone()]
+        );
     }
 }
