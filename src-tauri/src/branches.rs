@@ -20,7 +20,12 @@ fn git(repo: &Path, args: &[&str]) -> Result<std::process::Output, IpcError> {
     Command::new("git")
         .arg("-C")
         .arg(repo)
-        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=false",
+        ])
         .args(args)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")

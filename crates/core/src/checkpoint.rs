@@ -99,6 +99,33 @@ impl Checkpointer {
         Ok(())
     }
 
+    /// Clears set-id bits anywhere in the worktree (ignored files included), for commands the
+    /// sandbox could not stop from setting them; says so in a `warning` when it found some.
+    pub async fn strip_set_id(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        let wt = self
+            .worktree
+            .take()
+            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
+        let (wt, result) = tokio::task::spawn_blocking(move || {
+            let r = wt.strip_set_id_bits();
+            (wt, r)
+        })
+        .await
+        .map_err(|e| CoreError::Internal(format!("set-id sweep failed: {e}")))?;
+        self.worktree = Some(wt);
+        let stripped = result?;
+        if !stripped.is_empty() {
+            emitter.emit(EventMsg::Warning(Warning {
+                code: "set_id_bits_cleared".into(),
+                message: format!(
+                    "a command made files setuid or setgid ({}); the bits were cleared",
+                    stripped.join(", ")
+                ),
+            }))?;
+        }
+        Ok(())
+    }
+
     /// Gives the worktree back for recycling once the task is over.
     pub async fn release(mut self) -> Result<(), CoreError> {
         if let Some(wt) = self.worktree.take() {

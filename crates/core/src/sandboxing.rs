@@ -183,6 +183,19 @@ impl Sandboxing {
         )
     }
 
+    /// Whether the command sandbox's seccomp filter refuses set-id mode bits (when it does not,
+    /// the worktree is swept after every command). Without a sandbox there is nothing to sweep
+    /// for: commands run with the user's own permissions.
+    pub fn refuses_set_id(&self) -> bool {
+        match self {
+            Sandboxing::On { .. } => match bosun_exec::probe() {
+                SandboxSupport::Full { seccomp, .. } => seccomp,
+                _ => true,
+            },
+            Sandboxing::Off { .. } | Sandboxing::Disabled => true,
+        }
+    }
+
     /// Why commands must ask, when they cannot be confined.
     pub fn unavailable(&self) -> Option<&str> {
         match self {

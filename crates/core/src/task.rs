@@ -225,9 +225,13 @@ impl Launch {
             env_remove,
         } = self;
         // The task's git paths come from the workspace crate, which knows them (a worktree's
-        // own `.git` file is written by the agent and is never read for this); a worktree
-        // without a task-private git dir gives none.
-        let task_git = None;
+        // own `.git` file is written by the agent and is never read for this).
+        let paths = worktree.task_git();
+        let task_git = Some(bosun_exec::TaskGit {
+            git_dir: paths.git_dir,
+            user_checkout: paths.user_checkout,
+            user_git_dir: paths.user_git_dir,
+        });
         let mut sandboxing = Sandboxing::for_task(
             &home,
             task_id.as_str(),
@@ -553,6 +557,9 @@ impl TaskRun {
                 messages.push(done.message);
                 if command {
                     self.checkpointer.verify(&self.emitter).await?;
+                    if !self.sandboxing.refuses_set_id() {
+                        self.checkpointer.strip_set_id(&self.emitter).await?;
+                    }
                 }
                 self.checkpointer
                     .after_tool(done.touched, &done.tool, &call.id, &self.emitter)

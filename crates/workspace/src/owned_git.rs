@@ -114,10 +114,63 @@ pub(crate) fn repair_task_git(
             repaired.push(format!("its branch {} was not a commit", spec.branch));
         }
     }
+    let foreign = remove_foreign_refs(&dir, spec.branch)?;
+    if !foreign.is_empty() {
+        repaired.push(format!(
+            "refs other than its branch {} were made and are removed: {}",
+            spec.branch,
+            foreign.join(", ")
+        ));
+    }
     if link_worktree(spec.worktree, &dir)? {
         repaired.push("its .git file was changed".into());
     }
     Ok(repaired)
+}
+
+/// A task writes one branch, its own: any other branch or tag a command made in the task's git
+/// directory (`git branch x`, `git update-ref refs/heads/bosun/<another task>`, a packed-refs
+/// file) is removed. `refs/stash` stays, so `git stash` works across commands. Returns the
+/// refs removed.
+fn remove_foreign_refs(dir: &Path, branch: &str) -> Result<Vec<String>> {
+    let own = format!("refs/heads/{branch}");
+    let mut removed = Vec::new();
+    let mut stack = vec![(dir.join("refs"), "refs".to_string())];
+    while let Some((abs, rel)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&abs) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let (path, rel) = (entry.path(), format!("{rel}/{name}"));
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let on_the_way = own.starts_with(&format!("{rel}/"));
+            if meta.is_dir() && (on_the_way || rel == "refs/heads" || rel == "refs/tags") {
+                stack.push((path, rel));
+            } else if meta.is_dir()
+                && (rel.starts_with("refs/heads/") || rel.starts_with("refs/tags/"))
+            {
+                remove_any(&path)?;
+                removed.push(format!("{rel}/…"));
+            } else if !meta.is_dir()
+                && rel != own
+                && (rel.starts_with("refs/heads/") || rel.starts_with("refs/tags/"))
+                && !rel.ends_with(".lock")
+            {
+                remove_any(&path)?;
+                removed.push(rel);
+            }
+        }
+    }
+    let packed = dir.join("packed-refs");
+    if std::fs::symlink_metadata(&packed).is_ok() {
+        remove_any(&packed)?;
+        removed.push("packed-refs".into());
+    }
+    removed.sort();
+    Ok(removed)
 }
 
 /// Moves the task's branch in its git directory to `commit` (a rebase).

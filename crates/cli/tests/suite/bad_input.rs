@@ -157,11 +157,13 @@ fn a_100_mb_command_output_is_truncated_for_the_model_and_capped_in_the_journal(
 #[test]
 fn a_command_that_runs_too_long_is_killed_with_its_children() {
     let env = Env::new();
+    // A duration no other process on the machine sleeps for, so pgrep finds only this one.
+    let sleeper = format!("sleep 300.{}", std::process::id());
     let server = MockModelServer::start_blocking(vec![
         tools(vec![call(
             "slow",
             "run_command",
-            json!({"command": "sleep 300 & echo started; wait", "timeout_secs": 1}),
+            json!({"command": format!("{sleeper} & echo started; wait"), "timeout_secs": 1}),
         )]),
         text("it timed out"),
     ])
@@ -171,7 +173,7 @@ fn a_command_that_runs_too_long_is_killed_with_its_children() {
     let end = run.tool_ends()[0].clone();
     assert_eq!(end.status, ToolCallStatus::TimedOut);
     let ps = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 300"])
+        .args(["-f", &sleeper])
         .output()
         .unwrap();
     assert!(

@@ -276,3 +276,91 @@ fn a_read_denied_path_cannot_be_printed_from_the_object_store() {
         assert!(!req.body.to_string().contains("committed-hunter2"));
     }
 }
+
+#[test]
+fn git_inside_the_sandbox_commits_on_its_own_branch_and_touches_nothing_of_the_users() {
+    if !bosun_exec::probe().is_available() {
+        eprintln!("SKIPPED: {}", bosun_exec::probe().describe());
+        return;
+    }
+    let env = Env::new();
+    // Another task of the same repository, finished, with its branch.
+    let server = MockModelServer::start_blocking(vec![text("nothing to do")]).unwrap();
+    let other = env.run(&server, "other", &[]);
+    let other_id = other.task_id();
+    let before = checkout_state(&env.repo);
+    let refs_before = git(
+        &env.repo,
+        &["for-each-ref", "--format=%(refname) %(objectname)"],
+    );
+    let objects = env.repo.join(".git/objects");
+    let an_object = std::fs::read_dir(&objects)
+        .unwrap()
+        .flatten()
+        .find(|d| d.file_name().len() == 2)
+        .and_then(|d| std::fs::read_dir(d.path()).unwrap().flatten().next())
+        .unwrap()
+        .path();
+    let user_repo = env.repo.display().to_string();
+    let steps = [
+        ("other_branch", format!("git update-ref refs/heads/bosun/{other_id} HEAD")),
+        ("new_branch", "git branch evil && git branch --list evil".to_string()),
+        ("user_ref", format!("git -C {user_repo} update-ref refs/heads/evil HEAD")),
+        ("user_object", format!("rm -f {}", an_object.display())),
+        ("user_objects_gc", format!("git -C {user_repo} gc --prune=now")),
+        (
+            "work",
+            "echo more >> README.md && git status --short && git add -A && git -c user.name=A -c user.email=a@example.com commit -qm 'agent work' && git log --oneline | head -1".to_string(),
+        ),
+    ];
+    let calls = steps
+        .iter()
+        .map(|(id, cmd)| call(id, "run_command", json!({"command": cmd})))
+        .collect();
+    let server = MockModelServer::start_blocking(vec![tools(calls), text("done")]).unwrap();
+    let run = env.run(&server, "use git", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let ends = run.tool_ends();
+    let work = &ends[steps.len() - 1];
+    assert_eq!(work.exit_code, Some(0), "{}", work.output);
+    assert!(
+        work.output.contains(" M README.md") && work.output.contains("agent work"),
+        "{}",
+        work.output
+    );
+    // Nothing of the user's changed: checkout, refs (another task's branch included), objects.
+    assert_eq!(checkout_state(&env.repo), before);
+    assert!(
+        an_object.exists(),
+        "a command deleted one of the user's objects"
+    );
+    let refs_after = git(
+        &env.repo,
+        &["for-each-ref", "--format=%(refname) %(objectname)"],
+    );
+    let new_refs: Vec<&str> = refs_after
+        .lines()
+        .filter(|l| !refs_before.contains(l))
+        .filter(|l| !l.starts_with(&format!("refs/bosun/{}/", run.task_id())))
+        .filter(|l| !l.starts_with(&format!("refs/heads/bosun/{} ", run.task_id())))
+        .collect();
+    assert_eq!(
+        new_refs,
+        Vec::<&str>::new(),
+        "refs written in the user's repository"
+    );
+    for (i, (id, _)) in steps[..steps.len() - 1].iter().enumerate() {
+        if id.starts_with("user") {
+            assert_ne!(ends[i].exit_code, Some(0), "{id}: {}", ends[i].output);
+        }
+    }
+    // Refs a command made in the task's own git directory besides its branch are removed (and
+    // the user is told), so nothing but the task's branch survives a command.
+    assert!(run.events.iter().any(|e| matches!(&e.msg,
+        EventMsg::Warning(w) if w.code == "worktree_git_repaired" && w.message.contains("refs/heads/evil"))));
+    let wt = run.worktree();
+    assert_eq!(
+        git(&wt, &["for-each-ref", "--format=%(refname)", "refs/heads"]).trim(),
+        format!("refs/heads/bosun/{}", run.task_id())
+    );
+}

@@ -404,3 +404,42 @@ fn a_deleted_or_replaced_dot_git_is_put_back_before_use() {
     );
     assert_eq!(task.verify().unwrap(), Vec::<String>::new());
 }
+
+#[test]
+fn refs_a_command_makes_besides_its_own_branch_are_removed() {
+    let f = fixture();
+    let other = TaskWorktree::create(&f.home, &f.repo, "other", &f.base).unwrap();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    // What a command inside the task could do with its own git directory.
+    git(
+        &wt,
+        &["commit", "-q", "--allow-empty", "-m", "agent commit"],
+    );
+    let agent_head = git(&wt, &["rev-parse", "HEAD"]).trim().to_string();
+    git(&wt, &["update-ref", "refs/heads/bosun/other", "HEAD"]);
+    git(&wt, &["branch", "evil"]);
+    git(&wt, &["tag", "v9"]);
+    git(&wt, &["stash", "list"]);
+    let repaired = task.verify().unwrap();
+    assert_eq!(
+        repaired,
+        vec![
+            "refs other than its branch bosun/t1 were made and are removed: refs/heads/bosun/other, refs/heads/evil, refs/tags/v9"
+                .to_string()
+        ]
+    );
+    assert_eq!(
+        git(&wt, &["for-each-ref", "--format=%(refname)"]).trim(),
+        "refs/heads/bosun/t1"
+    );
+    assert_eq!(
+        git(&wt, &["rev-parse", "HEAD"]).trim(),
+        agent_head,
+        "its own branch keeps its commits"
+    );
+    // The other task's branch, in the user's repository and in its own git directory, never moved.
+    assert_eq!(git(&f.repo, &["rev-parse", "bosun/other"]).trim(), f.base);
+    assert_eq!(git(&other.worktree, &["rev-parse", "HEAD"]).trim(), f.base);
+    assert!(git(&f.repo, &["branch", "--list", "evil"]).is_empty());
+}
