@@ -71,6 +71,13 @@ pub fn describe(action: &ToolAction) -> String {
         ToolAction::Command { command } => format!("running `{command}`"),
         ToolAction::Write { paths } => format!("writing {}", paths.join(", ")),
         ToolAction::Read { paths } => format!("reading {}", paths.join(", ")),
+        ToolAction::Network {
+            host,
+            port,
+            command,
+        } => {
+            format!("connecting to {host}:{port} (from `{command}`)")
+        }
         ToolAction::Internal => "an internal step".into(),
     }
 }
