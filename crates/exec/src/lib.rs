@@ -10,7 +10,8 @@
 //! in the task's worktree and temp dir, denied paths unreadable, no network unless granted, the
 //! user's `.git` read-only, secret-looking environment variables dropped. [`probe`] says once
 //! whether this system can do that; when it cannot, a sandboxed spec is refused
-//! ([`ExecError::SandboxUnavailable`]), never run unconfined.
+//! ([`ExecError::SandboxUnavailable`]), never run unconfined. A command granted the network
+//! reaches it only through Bosun's egress proxy ([`Proxy`], see [`sandbox::proxy`]).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), bosun_exec::ExecError> {
@@ -30,6 +31,9 @@ pub mod sandbox;
 pub use bosun_protocol::OutputStream;
 pub use capture::Capture;
 pub use run::run_command;
+pub use sandbox::proxy::{
+    ConnectionReport, ConnectionRequest, Decider, Proxy, ProxyConfig, ProxyError, Reporter, Verdict,
+};
 pub use sandbox::{
     SANDBOX_ARG, SandboxError, SandboxPolicy, SandboxSupport, dispatch_sandbox, probe,
     sandbox_main, scrub_env,

@@ -484,6 +484,7 @@ async fn the_task_policy_opens_only_the_worktrees_own_git_state() {
             network: false,
             env_allow: vec![],
             temp_dir: Some(fx.temp.clone()),
+            proxy: None,
         }
     );
 }

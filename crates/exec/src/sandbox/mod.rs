@@ -39,6 +39,7 @@ mod env;
 mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod namespaces;
+pub mod proxy;
 mod seatbelt;
 mod support;
 mod task;
@@ -67,7 +68,8 @@ pub struct SandboxPolicy {
     pub read_deny: Vec<PathBuf>,
     /// Readable, never writable, even where a write path lies inside (the user's `.git`).
     pub read_only_paths: Vec<PathBuf>,
-    /// Whether the command may use the network.
+    /// Whether the command may use the raw network. With the sandbox on, Bosun never sets it:
+    /// a command granted the network gets `proxy` instead.
     pub network: bool,
     /// Environment variable names passed through although they look secret.
     pub env_allow: Vec<String>,
@@ -75,6 +77,11 @@ pub struct SandboxPolicy {
     /// at it, since `/tmp` itself is not writable, and `XDG_CACHE_HOME` at its `.cache`.
     #[serde(default)]
     pub temp_dir: Option<PathBuf>,
+    /// The Unix socket of Bosun's egress proxy for this command (see [`proxy`]), under
+    /// `$BOSUN_HOME/run/`: inside its network namespace the command reaches it, and through it
+    /// only the hosts the policy allows, as `HTTP_PROXY`/`HTTPS_PROXY`.
+    #[serde(default)]
+    pub proxy: Option<PathBuf>,
 }
 
 /// Why the sandbox could not be set up or entered.
