@@ -23,6 +23,8 @@ pub enum Sandboxing {
         extra_read_deny: Vec<PathBuf>,
         exe: PathBuf,
         user_home: Option<PathBuf>,
+        /// `$BOSUN_HOME/run`: the sockets of commands' egress proxies (commands cannot write it).
+        run_dir: PathBuf,
     },
     /// Commands ask, because they cannot be confined.
     Off { reason: String },
@@ -59,6 +61,16 @@ impl Sandboxing {
             ],
             exe,
             user_home: dirs::home_dir(),
+            run_dir: home.join("run"),
+        }
+    }
+
+    /// Where commands' proxy sockets go, when commands are sandboxed (without a sandbox nothing
+    /// would make a command use the proxy, so none is started).
+    pub fn run_dir(&self) -> Option<&Path> {
+        match self {
+            Sandboxing::On { run_dir, .. } => Some(run_dir),
+            Sandboxing::Off { .. } | Sandboxing::Disabled => None,
         }
     }
 
@@ -109,10 +121,11 @@ impl Sandboxing {
         }
     }
 
-    /// The sandbox for one command; `network` comes from the policy.
+    /// The sandbox for one command; `proxy` is the socket of its egress proxy when the policy
+    /// grants it network (it never gets the raw network).
     pub fn policy(
         &self,
-        network: bool,
+        proxy: Option<PathBuf>,
         rules: &bosun_policy::SandboxRules,
     ) -> Result<Option<(SandboxPolicy, PathBuf)>, String> {
         match self {
@@ -122,6 +135,7 @@ impl Sandboxing {
                 extra_read_deny,
                 exe,
                 user_home,
+                run_dir: _,
             } => {
                 let mut p = SandboxPolicy::for_task(worktree, temp_dir, user_home.as_deref())
                     .map_err(|e| e.to_string())?;
@@ -143,7 +157,8 @@ impl Sandboxing {
                         p.write_paths.push(path);
                     }
                 }
-                p.network = network;
+                p.network = false;
+                p.proxy = proxy;
                 p.env_allow = rules.env_allow.clone();
                 Ok(Some((p, exe.clone())))
             }
