@@ -2,6 +2,7 @@ mod approvals;
 mod bad_input;
 mod inspect;
 mod journal;
+mod network;
 mod redaction;
 mod resume;
 mod retries;
