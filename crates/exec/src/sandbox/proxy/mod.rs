@@ -26,6 +26,7 @@
 //! it ends ([`ConnectionReport`], a refused one with 0 bytes) through the caller's [`Reporter`].
 
 mod address;
+pub mod bench;
 mod connection;
 mod request;
 mod tunnel;
