@@ -456,3 +456,24 @@ async fn shutting_down_refuses_a_waiting_connection_reports_it_and_removes_the_s
     assert_eq!(got[0].reason.as_deref(), Some("the command ended first"));
     assert_eq!(read_to_end(&mut c).await, "");
 }
+
+#[tokio::test]
+async fn a_command_opening_connections_without_end_gets_503_past_the_limit() {
+    let never: Decider = Arc::new(|_| Box::pin(std::future::pending()));
+    let h = start(never, ProxyConfig::default());
+    let mut held = Vec::new();
+    for _ in 0..256 {
+        let mut c = h.client().await;
+        c.write_all(b"CONNECT named.test:443 HTTP/1.1\r\n\r\n")
+            .await
+            .unwrap();
+        held.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (_, head) = h.ask("CONNECT named.test:443 HTTP/1.1\r\n\r\n").await;
+    assert!(
+        head.starts_with("HTTP/1.1 503 bosun: too many connections"),
+        "{head}"
+    );
+    drop(held);
+}

@@ -59,6 +59,13 @@ where
     }
 }
 
+/// `503` for a connection over the proxy's limit (not reported: it named no host yet).
+pub(crate) async fn busy<C: AsyncWrite + Unpin>(mut client: C) {
+    let why = "too many connections at once through this proxy; retry when some have closed";
+    answer(&mut client, 503, why).await;
+    let _ = client.shutdown().await;
+}
+
 async fn handle<C>(client: &mut C, shared: &Shared, record: &mut Record)
 where
     C: AsyncRead + AsyncWrite + Unpin,

@@ -21,7 +21,7 @@
 //! - numbers in disguise (`127.1`, `2130706433`), which are not host names (`400`).
 //!
 //! A malformed request gets `400`, a head over [`ProxyConfig::max_head_bytes`] `431`, a host that
-//! cannot be resolved or reached `502`. A tunnel with no traffic for
+//! cannot be resolved or reached `502`, a connection beyond 256 at once `503`. A tunnel with no traffic for
 //! [`ProxyConfig::idle_timeout`] is closed. Every connection that named a host is reported when
 //! it ends ([`ConnectionReport`], a refused one with 0 bytes) through the caller's [`Reporter`].
 
@@ -264,12 +264,19 @@ impl Drop for Proxy {
     }
 }
 
+/// Connections one proxy serves at once; more get `503` (a command opening sockets in a loop
+/// must not exhaust Bosun's file descriptors).
+const MAX_CONNECTIONS: usize = 256;
+
 async fn accept(listener: UnixListener, shared: Arc<Shared>, stop: CancellationToken) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
+                Ok((stream, _)) if connections.len() >= MAX_CONNECTIONS => {
+                    connections.spawn(connection::busy(stream));
+                }
                 Ok((stream, _)) => {
                     connections.spawn(connection::serve(stream, Arc::clone(&shared), stop.clone()));
                 }
