@@ -21,6 +21,9 @@ pub fn summary(req: &ApprovalRequested) -> String {
         ToolAction::Command { command } => format!("$ {command}"),
         ToolAction::Write { paths } => format!("{} would change {}", req.tool, paths.join(", ")),
         ToolAction::Read { paths } => format!("{} would read {}", req.tool, paths.join(", ")),
+        ToolAction::Network { host, port, .. } => {
+            format!("a command would connect to {host}:{port}")
+        }
         ToolAction::Internal => req.tool.clone(),
     };
     if what.chars().count() <= 160 {

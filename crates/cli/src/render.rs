@@ -239,11 +239,52 @@ impl Transcript {
             EventMsg::Warning(w) => {
                 writeln!(out, "{} {}", self.paint("1;33", "warning:"), w.message)?
             }
+            EventMsg::NetworkConnection(c) => {
+                let code = match c.decision {
+                    bosun_protocol::NetworkDecision::Denied => "33",
+                    _ => "2",
+                };
+                writeln!(out, "  {}", self.paint(code, &network_line(c)))?
+            }
             EventMsg::AssistantDelta(_)
             | EventMsg::AssistantMessage(_)
             | EventMsg::ToolOutputDelta(_) => {}
         }
         Ok(())
+    }
+}
+
+/// One line for a connection through the egress proxy: `⇄ pypi.org:443 · allowed by … · ↑ 517 B ↓ 4.0 KB`.
+pub fn network_line(c: &bosun_protocol::NetworkConnection) -> String {
+    use bosun_protocol::NetworkDecision;
+    let by = c
+        .rule
+        .as_deref()
+        .map(|r| format!(" by {r}"))
+        .unwrap_or_default();
+    match c.decision {
+        NetworkDecision::Denied => format!(
+            "⊘ {}:{} · denied{by}: {}",
+            c.host,
+            c.port,
+            c.reason.as_deref().unwrap_or("refused")
+        ),
+        decision => format!(
+            "⇄ {}:{} · {}{by} · ↑ {} ↓ {}",
+            c.host,
+            c.port,
+            decision.as_str(),
+            size(c.bytes_up),
+            size(c.bytes_down)
+        ),
+    }
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
     }
 }
 

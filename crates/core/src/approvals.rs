@@ -49,12 +49,14 @@ pub struct ApprovalGate {
     next: AtomicU64,
 }
 
-/// The key "approve for this task" remembers: the exact action.
+/// The key "approve for this task" remembers: the exact action; for a connection, the host
+/// (any port, any command of the task).
 pub fn action_key(tool: &str, action: &ToolAction) -> String {
     match action {
         ToolAction::Command { command } => format!("command:{command}"),
         ToolAction::Write { paths } => format!("write:{}", paths.join("\u{0}")),
         ToolAction::Read { paths } => format!("read:{}", paths.join("\u{0}")),
+        ToolAction::Network { host, .. } => format!("network:{host}"),
         ToolAction::Internal => format!("tool:{tool}"),
     }
 }

@@ -3,14 +3,15 @@
 //! model is told cannot drift.
 
 use crate::approvals::{Approval, ApprovalGate, AskRequest};
+use crate::egress::CallProxy;
 use crate::policy_files::PolicyFiles;
 use crate::sandboxing::Sandboxing;
 use crate::{CoreError, Emitter};
 use bosun_model::{ChatMessage, ToolCall};
 use bosun_policy::{Decision, Policy};
 use bosun_protocol::{
-    CallId, EventMsg, OutputStream, PlanItem, ToolCallBegin, ToolCallEnd, ToolCallStatus,
-    ToolOutputDelta,
+    ApprovalAnswer, ApprovalResolved, CallId, EventMsg, OutputStream, PlanItem, ToolAction,
+    ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta,
 };
 use bosun_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry, Touched};
 use std::path::PathBuf;
@@ -110,6 +111,48 @@ pub(crate) fn tool_result_content(error: Option<&str>, output: String) -> String
     }
 }
 
+/// Writes an "approve always" rule to the chosen policy file and takes the rebuilt policy;
+/// `resolved` says which file, or that the rule could not be saved (the call is then approved
+/// once). True when it was saved.
+pub(crate) fn save_always_rule(
+    env: &DispatchEnv<'_>,
+    action: &ToolAction,
+    answer: &ApprovalAnswer,
+    resolved: &mut ApprovalResolved,
+) -> bool {
+    let scope = answer.scope.unwrap_or_default();
+    let rule = answer.rule.clone().unwrap_or_default();
+    match env.policy_files.add_rule(scope, action, &rule) {
+        Ok((file, policy)) => {
+            resolved.rule_file = Some(file.display().to_string());
+            if let Ok(mut p) = env.policy.write() {
+                *p = policy;
+            }
+            true
+        }
+        Err(e) => {
+            resolved.note = Some(format!("approved once: the rule could not be saved: {e}"));
+            false
+        }
+    }
+}
+
+fn policy_grants_network(env: &DispatchEnv<'_>, command: &str) -> Result<bool, CoreError> {
+    let policy = env
+        .policy
+        .read()
+        .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?;
+    Ok(policy.network_grant(command).is_some())
+}
+
+/// The timeout `run_command` will give the command (its `timeout_secs`, capped).
+fn command_timeout(args: &serde_json::Value, ctx: &ToolContext) -> Duration {
+    match args.get("timeout_secs").and_then(|v| v.as_u64()) {
+        Some(secs) if secs > 0 => Duration::from_secs(secs).min(ctx.max_timeout),
+        _ => ctx.default_timeout,
+    }
+}
+
 /// Lines an edit tool would add or remove, for the policy's `max_lines` condition.
 fn changed_lines(tool: &str, args: &serde_json::Value) -> usize {
     let lines = |key: &str| {
@@ -187,27 +230,18 @@ pub async fn dispatch(
             return Err(CoreError::Tool(m));
         }
     };
-    let (mut decision, network, suggestions, sandbox_rules) = {
+    let (mut decision, suggestions, sandbox_rules) = {
         let policy = env
             .policy
             .read()
             .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?;
-        let network = match &action {
-            bosun_protocol::ToolAction::Command { command } => policy.network_allowed(command),
-            _ => false,
-        };
         let mut decision = policy.decide(&action);
-        if let bosun_protocol::ToolAction::Write { paths } = &action {
+        if let ToolAction::Write { paths } = &action {
             // Approval conditions: a change touching many files or lines asks.
             let lines = changed_lines(&call.name, &args);
             decision = decision.stricter(policy.check_change(paths.len(), lines));
         }
-        (
-            decision,
-            network,
-            policy.suggestions(&action),
-            policy.sandbox(),
-        )
+        (decision, policy.suggestions(&action), policy.sandbox())
     };
     // A committed secret is in the object store, which the sandbox cannot hide: git commands
     // that print stored content are denied in such a task.
@@ -224,7 +258,7 @@ pub async fn dispatch(
         );
     }
     // A command that cannot be confined is never run unasked.
-    if let (Some(reason), bosun_protocol::ToolAction::Command { .. }, Decision::Allow) =
+    if let (Some(reason), ToolAction::Command { .. }, Decision::Allow) =
         (env.sandboxing.unavailable(), &action, decision.decision)
     {
         decision.decision = Decision::Ask;
@@ -272,20 +306,7 @@ pub async fn dispatch(
                     answer,
                     mut resolved,
                 } => {
-                    let scope = answer.scope.unwrap_or_default();
-                    let rule = answer.rule.clone().unwrap_or_default();
-                    match env.policy_files.add_rule(scope, &action, &rule) {
-                        Ok((file, policy)) => {
-                            resolved.rule_file = Some(file.display().to_string());
-                            if let Ok(mut p) = env.policy.write() {
-                                *p = policy;
-                            }
-                        }
-                        Err(e) => {
-                            resolved.note =
-                                Some(format!("approved once: the rule could not be saved: {e}"));
-                        }
-                    }
+                    save_always_rule(env, &action, &answer, &mut resolved);
                     emitter.emit(EventMsg::ApprovalResolved(*resolved))?;
                 }
                 Approval::Denied { note } => {
@@ -331,7 +352,29 @@ pub async fn dispatch(
         sandbox_exe: PathBuf::new(),
     };
     let mut ctx = ctx;
-    match env.sandboxing.policy(network, &sandbox_rules) {
+    // A sandboxed command the policy grants network gets a proxy of its own, never the raw
+    // network.
+    let command = match &action {
+        ToolAction::Command { command } => Some(command.as_str()),
+        _ => None,
+    };
+    let proxy = match (env.sandboxing.run_dir(), command) {
+        (Some(run_dir), Some(command)) if policy_grants_network(env, command)? => {
+            let timeout = command_timeout(&args, &ctx);
+            match CallProxy::start(run_dir, &call.id, timeout, env) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    let message = events.fail(format!("the network proxy could not start: {e}"))?;
+                    return Ok(nothing(message));
+                }
+            }
+        }
+        _ => None,
+    };
+    match env
+        .sandboxing
+        .policy(proxy.as_ref().map(CallProxy::socket), &sandbox_rules)
+    {
         Ok(Some((policy, exe))) => {
             ctx.sandbox = Some(policy);
             ctx.sandbox_exe = exe;
@@ -342,7 +385,14 @@ pub async fn dispatch(
             return Ok(nothing(message));
         }
     }
-    match handler.handle(args, &ctx).await {
+    let handled = match (proxy, command) {
+        (Some(proxy), Some(command)) => {
+            let work = handler.handle(args, &ctx);
+            proxy.serve_while(work, env, &call.id, command).await
+        }
+        _ => handler.handle(args, &ctx).await,
+    };
+    match handled {
         Ok(ToolOutput {
             content,
             status,

@@ -11,6 +11,7 @@ mod budget;
 mod checkpoint;
 pub mod config;
 mod dispatch;
+mod egress;
 mod emitter;
 mod error;
 mod policy_files;

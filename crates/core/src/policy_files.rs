@@ -73,9 +73,10 @@ impl PolicyFiles {
         let list = match action {
             ToolAction::Command { .. } => RuleList::CommandsAllow,
             ToolAction::Write { .. } => RuleList::PathsWrite,
+            ToolAction::Network { .. } => RuleList::NetworkDomains,
             ToolAction::Read { .. } | ToolAction::Internal => {
                 return Err(CoreError::Config(
-                    "only commands and writes can be allowed by a rule".into(),
+                    "only commands, writes and hosts can be allowed by a rule".into(),
                 ));
             }
         };

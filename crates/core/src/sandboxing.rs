@@ -28,6 +28,8 @@ pub enum Sandboxing {
         /// Whether a command without a network grant is really cut off (a network namespace,
         /// or seccomp refusing network sockets); when not, every command asks.
         network_contained: bool,
+        /// `$BOSUN_HOME/run`: the sockets of commands' egress proxies (commands cannot write it).
+        run_dir: PathBuf,
     },
     /// Commands ask, because they cannot be confined.
     Off { reason: String },
@@ -76,6 +78,16 @@ impl Sandboxing {
             user_home: dirs::home_dir(),
             git,
             network_contained: support.network_contained(),
+            run_dir: home.join("run"),
+        }
+    }
+
+    /// Where commands' proxy sockets go, when commands are sandboxed (without a sandbox nothing
+    /// would make a command use the proxy, so none is started).
+    pub fn run_dir(&self) -> Option<&Path> {
+        match self {
+            Sandboxing::On { run_dir, .. } => Some(run_dir),
+            Sandboxing::Off { .. } | Sandboxing::Disabled => None,
         }
     }
 
@@ -126,10 +138,11 @@ impl Sandboxing {
         }
     }
 
-    /// The sandbox for one command; `network` comes from the policy.
+    /// The sandbox for one command; `proxy` is the socket of its egress proxy when the policy
+    /// grants it network (it never gets the raw network).
     pub fn policy(
         &self,
-        network: bool,
+        proxy: Option<PathBuf>,
         rules: &bosun_policy::SandboxRules,
     ) -> Result<Option<(SandboxPolicy, PathBuf)>, String> {
         match self {
@@ -163,7 +176,8 @@ impl Sandboxing {
                         p.write_paths.push(path);
                     }
                 }
-                p.network = network;
+                p.network = false;
+                p.proxy = proxy;
                 p.env_allow = rules.env_allow.clone();
                 Ok(Some((p, exe.clone())))
             }

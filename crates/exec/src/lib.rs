@@ -13,7 +13,8 @@
 //! PID namespace of its own, or, where none can be made, the trampoline hunts its
 //! descendants down. [`sweep_leftovers`] ends what a `kill -9` of Bosun left behind. [`probe`]
 //! says once whether this system can do that; when it cannot, a sandboxed spec is refused
-//! ([`ExecError::SandboxUnavailable`]), never run unconfined.
+//! ([`ExecError::SandboxUnavailable`]), never run unconfined. A command granted the network
+//! reaches it only through Bosun's egress proxy ([`Proxy`], see [`sandbox::proxy`]).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), bosun_exec::ExecError> {
@@ -33,6 +34,9 @@ pub mod sandbox;
 pub use bosun_protocol::OutputStream;
 pub use capture::Capture;
 pub use run::run_command;
+pub use sandbox::proxy::{
+    ConnectionReport, ConnectionRequest, Decider, Proxy, ProxyConfig, ProxyError, Reporter, Verdict,
+};
 pub use sandbox::{
     Leftover, SANDBOX_ARG, SandboxError, SandboxPolicy, SandboxSupport, TaskGit, dispatch_sandbox,
     probe, sandbox_main, scrub_env, sweep_leftovers,

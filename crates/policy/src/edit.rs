@@ -15,6 +15,7 @@ pub enum RuleList {
     PathsDeny,
     PathsReadDeny,
     NetworkAllow,
+    NetworkDomains,
 }
 
 impl RuleList {
@@ -28,6 +29,7 @@ impl RuleList {
             RuleList::PathsDeny => ("paths", "deny"),
             RuleList::PathsReadDeny => ("paths", "read_deny"),
             RuleList::NetworkAllow => ("network", "allow"),
+            RuleList::NetworkDomains => ("network", "domains"),
         }
     }
 }
@@ -50,6 +52,7 @@ impl std::str::FromStr for RuleList {
             RuleList::PathsDeny,
             RuleList::PathsReadDeny,
             RuleList::NetworkAllow,
+            RuleList::NetworkDomains,
         ];
         all.into_iter()
             .find(|l| l.to_string() == s)
@@ -67,6 +70,24 @@ pub fn add_rule(file_text: &str, list: RuleList, pattern: &str) -> Result<String
     let root = doc.as_table_mut();
     if !root.contains_key(section) {
         root.insert(section, Item::Table(Table::new()));
+    }
+    if let Some(table) = root.get_mut(section).and_then(Item::as_table_mut)
+        && table.is_implicit()
+    {
+        // Only sub-tables (`[[network.rules]]`) so far: the new `[network]` goes after them,
+        // so comments above them stay where they were.
+        let last = table
+            .iter()
+            .filter_map(|(_, item)| match item {
+                Item::Table(t) => t.position(),
+                Item::ArrayOfTables(a) => a.iter().filter_map(Table::position).max(),
+                _ => None,
+            })
+            .max();
+        table.set_implicit(false);
+        if let Some(last) = last {
+            table.set_position(Some(last + 1));
+        }
     }
     let Some(table) = root.get_mut(section).and_then(Item::as_table_like_mut) else {
         return Err(PolicyError::Unreadable(format!(

@@ -4,6 +4,7 @@
 use toml_edit::{Document, Item, Table, Value};
 
 use crate::commands::CommandPattern;
+use crate::network::{DomainPattern, NetworkRule};
 use crate::paths::PathGlob;
 use crate::{BUILTIN_SOURCE, Decision, Layer, Mode, PolicyError};
 
@@ -49,7 +50,14 @@ pub struct LayerRules {
     pub commands: Vec<CommandRule>,
     pub max_files: Option<(usize, Origin)>,
     pub max_lines: Option<(usize, Origin)>,
+    /// `[network] allow`: commands granted the network (through the proxy).
     pub network: Vec<Entry<CommandPattern>>,
+    /// `[network] domains`: hosts every command with the proxy may reach.
+    pub domains: Vec<Entry<DomainPattern>>,
+    /// `[network] deny_domains`: hosts no command reaches, whatever allows them.
+    pub deny_domains: Vec<Entry<DomainPattern>>,
+    /// `[[network.rules]]`: hosts the commands matching a pattern may reach.
+    pub network_rules: Vec<NetworkRule>,
     pub sandbox_write: Vec<String>,
     pub env_allow: Vec<String>,
 }
@@ -58,7 +66,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("paths", &["write", "deny", "read_deny"]),
     ("commands", &["allow", "ask", "deny"]),
     ("approval", &["max_files", "max_lines"]),
-    ("network", &["allow"]),
+    ("network", &["allow", "domains", "deny_domains", "rules"]),
     ("sandbox", &["write"]),
     ("env", &["allow"]),
 ];
@@ -151,6 +159,60 @@ impl Reader<'_> {
     fn patterns(&self, key: &str, item: &Item) -> Result<Vec<Entry<CommandPattern>>, PolicyError> {
         self.entries(key, item, CommandPattern::parse)
     }
+
+    fn domains(&self, key: &str, item: &Item) -> Result<Vec<Entry<DomainPattern>>, PolicyError> {
+        self.entries(key, item, DomainPattern::parse)
+    }
+
+    /// `[[network.rules]]` tables, each `command = "…"` and `domains = ["…"]`.
+    fn network_rules(&self, item: &Item) -> Result<Vec<NetworkRule>, PolicyError> {
+        const KEYS: &str = "each [[network.rules]] takes `command` and `domains`";
+        let Some(tables) = item.as_array_of_tables() else {
+            return Err(self.error(
+                item.span(),
+                format!("`network.rules` must be written as [[network.rules]] tables; {KEYS}"),
+            ));
+        };
+        let mut rules = Vec::new();
+        for table in tables.iter() {
+            let mut command = None;
+            let mut domains = Vec::new();
+            for (name, value) in table.iter() {
+                let span = table.key(name).and_then(|k| k.span());
+                match name {
+                    "command" => {
+                        let text = value.as_str().ok_or_else(|| {
+                            self.error(
+                                value.span(),
+                                "`network.rules.command` must be one command pattern in quotes, like command = \"pip install*\"".into(),
+                            )
+                        })?;
+                        let origin = self.origin(value.span());
+                        let pattern =
+                            CommandPattern::parse(text).map_err(|m| self.error(value.span(), m))?;
+                        command = Some(Entry {
+                            value: pattern,
+                            text: text.to_string(),
+                            origin,
+                        });
+                    }
+                    "domains" => domains = self.domains("network.rules.domains", value)?,
+                    other => {
+                        return Err(self
+                            .error(span, format!("unknown key `network.rules.{other}`; {KEYS}")));
+                    }
+                }
+            }
+            let Some(command) = command else {
+                return Err(self.error(
+                    table.span(),
+                    format!("a [[network.rules]] table has no `command`; {KEYS}"),
+                ));
+            };
+            rules.push(NetworkRule { command, domains });
+        }
+        Ok(rules)
+    }
 }
 
 fn section_table<'a>(
@@ -239,7 +301,10 @@ pub fn parse_layer(layer: &Layer) -> Result<LayerRules, PolicyError> {
                 }
                 ("approval", "max_files") => rules.max_files = Some(reader.count(&full, value)?),
                 ("approval", "max_lines") => rules.max_lines = Some(reader.count(&full, value)?),
-                ("network", _) => rules.network = reader.patterns(&full, value)?,
+                ("network", "allow") => rules.network = reader.patterns(&full, value)?,
+                ("network", "domains") => rules.domains = reader.domains(&full, value)?,
+                ("network", "deny_domains") => rules.deny_domains = reader.domains(&full, value)?,
+                ("network", _) => rules.network_rules = reader.network_rules(value)?,
                 ("sandbox", _) => {
                     rules.sandbox_write = reader
                         .strings(&full, value)?

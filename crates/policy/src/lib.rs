@@ -14,6 +14,11 @@
 //! The mode is `--mode` if given, else the strictest `mode` of the trusted layers (built-in,
 //! user, `--policy`; default `ask`), tightened, never loosened, by a project file's `mode`.
 //!
+//! Network: a command granted the network (`[network] allow`, `[[network.rules]]`) or any
+//! command when `[network] domains` is set gets Bosun's egress proxy, never the raw network;
+//! [`Policy::network_grant`] says which hosts it reaches and [`NetworkGrant::decide`] decides
+//! one host (see `network`).
+//!
 //! Commands are parsed, not string-matched (`shell`): compound commands, substitutions,
 //! subshells, `bash -c`, `eval`, `sudo`, `env`, `xargs`, `timeout`, `find -exec` … are seen
 //! through, redirections and path arguments are checked against the path rules (following
@@ -24,6 +29,7 @@ mod edit;
 mod git_reads;
 mod judge;
 mod layers;
+mod network;
 mod paths;
 mod policy;
 pub mod redact;
@@ -34,6 +40,9 @@ use serde::{Deserialize, Serialize};
 
 pub use edit::{RuleList, add_rule};
 pub use git_reads::git_prints_objects;
+pub use network::{
+    DomainPattern, DomainRule, GrantRule, HostDecision, NetworkGrant, normalize_host,
+};
 pub use policy::{Policy, SandboxRules};
 pub use suggest::suggestions;
 
@@ -198,7 +207,7 @@ pub enum PolicyError {
     #[error("unknown mode `{0}`: use read-only, ask, auto-edit or full-auto")]
     UnknownMode(String),
     #[error(
-        "unknown rule list `{0}`: use commands.allow, commands.ask, commands.deny, paths.write, paths.deny, paths.read_deny or network.allow"
+        "unknown rule list `{0}`: use commands.allow, commands.ask, commands.deny, paths.write, paths.deny, paths.read_deny, network.allow or network.domains"
     )]
     UnknownList(String),
     #[error("the policy file is not valid TOML ({0}); fix it before adding a rule")]

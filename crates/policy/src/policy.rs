@@ -133,6 +133,15 @@ impl Policy {
         self.mode
     }
 
+    /// Where the mode was set: a file and line, `--mode`, or `default`.
+    pub(crate) fn mode_source(&self) -> &str {
+        &self.mode_source
+    }
+
+    pub(crate) fn layers(&self) -> &[LayerRules] {
+        &self.layers
+    }
+
     /// Decides whether a tool call that would do `action` may run.
     pub fn decide(&self, action: &ToolAction) -> PolicyDecision {
         match action {
@@ -150,6 +159,7 @@ impl Policy {
                     .map_or(change.clone(), |d| d.stricter(change))
             }
             ToolAction::Command { command } => self.check_command(command),
+            ToolAction::Network { host, command, .. } => self.check_host(command, host).decision,
             ToolAction::Internal => {
                 self.by_mode(Decision::Allow, "it changes nothing outside Bosun".into())
             }
@@ -257,30 +267,6 @@ impl Policy {
             Decision::Allow,
             "the change is within the approval limits".into(),
         )
-    }
-
-    /// Whether a command may use the network: every program it runs must be granted by a
-    /// `[network] allow` rule (or be a built-in read-only command).
-    pub fn network_allowed(&self, command: &str) -> bool {
-        let mut any = false;
-        for part in commands::parts(command) {
-            match part {
-                Part::Run { argv } => {
-                    let granted = self
-                        .layers
-                        .iter()
-                        .flat_map(|l| &l.network)
-                        .any(|e| e.value.matches(&argv));
-                    if !granted && !self.read_only_command(&argv) {
-                        return false;
-                    }
-                    any |= granted;
-                }
-                Part::Redirect(_) => {}
-                Part::Opaque { .. } => return false,
-            }
-        }
-        any
     }
 
     /// What the exec sandbox must enforce.

@@ -7,7 +7,8 @@ use crate::paths::{Location, locate};
 
 /// Rules to offer on approval, most general first: `node a.mjs` → `node *.mjs`, `node a.mjs`;
 /// `npm install` → `npm install`; a write to `src/a/b.rs` → `src/a/**`, `src/**`, `src/a/b.rs`.
-/// Command suggestions are `commands.allow` patterns, path suggestions `paths.write` globs.
+/// Command suggestions are `commands.allow` patterns, path suggestions `paths.write` globs,
+/// host suggestions `network.domains` entries (the exact host first).
 pub fn suggestions(action: &ToolAction) -> Vec<String> {
     let mut out = Vec::new();
     match action {
@@ -23,7 +24,20 @@ pub fn suggestions(action: &ToolAction) -> Vec<String> {
                 push_all(&mut out, for_path(path));
             }
         }
+        ToolAction::Network { host, .. } => push_all(&mut out, for_host(host)),
         ToolAction::Internal => {}
+    }
+    out
+}
+
+/// `[network] domains` entries for a host, the exact host first (the safest default):
+/// `files.pythonhosted.org` → `files.pythonhosted.org`, `*.pythonhosted.org`.
+fn for_host(host: &str) -> Vec<String> {
+    let host = crate::normalize_host(host);
+    let mut out = vec![host.clone()];
+    let labels: Vec<&str> = host.split('.').collect();
+    if host.parse::<std::net::IpAddr>().is_err() && labels.len() > 2 {
+        out.push(format!("*.{}", labels[1..].join(".")));
     }
     out
 }

@@ -1,4 +1,7 @@
-use crate::{ApprovalRequested, ApprovalResolved, CallId, Redacted, TaskId, TokenUsage, Warning};
+use crate::{
+    ApprovalRequested, ApprovalResolved, CallId, NetworkConnection, Redacted, TaskId, TokenUsage,
+    Warning,
+};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -31,6 +34,8 @@ pub enum EventMsg {
     ToolCallBegin(ToolCallBegin),
     ToolOutputDelta(ToolOutputDelta),
     ToolCallEnd(ToolCallEnd),
+    /// A connection a running command made through Bosun's egress proxy, when it ended.
+    NetworkConnection(NetworkConnection),
     PlanUpdated(PlanUpdated),
     CheckpointCreated(CheckpointCreated),
     Usage(UsageEvent),
@@ -58,6 +63,7 @@ impl EventMsg {
             EventMsg::ToolCallBegin(_) => "tool_call_begin",
             EventMsg::ToolOutputDelta(_) => "tool_output_delta",
             EventMsg::ToolCallEnd(_) => "tool_call_end",
+            EventMsg::NetworkConnection(_) => "network_connection",
             EventMsg::PlanUpdated(_) => "plan_updated",
             EventMsg::CheckpointCreated(_) => "checkpoint_created",
             EventMsg::Usage(_) => "usage",

@@ -14,6 +14,7 @@
 mod approval;
 mod event;
 mod ids;
+mod network;
 mod op;
 mod review;
 mod tool;
@@ -22,6 +23,7 @@ mod usage;
 pub use approval::*;
 pub use event::*;
 pub use ids::*;
+pub use network::*;
 pub use op::*;
 pub use review::*;
 pub use tool::*;

@@ -24,6 +24,13 @@ pub enum ToolAction {
     Write { paths: Vec<String> },
     /// Runs this shell command (`bash -c`) in the worktree.
     Command { command: String },
+    /// A running command's connection to `host:port` through Bosun's egress proxy, which no
+    /// policy rule allows (`command` is the command that connects).
+    Network {
+        host: String,
+        port: u16,
+        command: String,
+    },
     /// Changes nothing outside Bosun (e.g. `update_plan`).
     Internal,
 }

@@ -71,6 +71,13 @@ pub fn describe(action: &ToolAction) -> String {
         ToolAction::Command { command } => format!("running `{command}`"),
         ToolAction::Write { paths } => format!("writing {}", paths.join(", ")),
         ToolAction::Read { paths } => format!("reading {}", paths.join(", ")),
+        ToolAction::Network {
+            host,
+            port,
+            command,
+        } => {
+            format!("connecting to {host}:{port} (from `{command}`)")
+        }
         ToolAction::Internal => "an internal step".into(),
     }
 }
@@ -132,9 +139,19 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
             "  asked by {} ({}): {}",
             req.rule, req.source, req.reason
         )?;
+        let (task, always) = match &req.action {
+            ToolAction::Network { host, .. } => (
+                format!("approve {host} for this task"),
+                format!("always allow `{suggestion}` ([network] domains)"),
+            ),
+            _ => (
+                "approve for this task".to_string(),
+                format!("always allow `{suggestion}`"),
+            ),
+        };
         writeln!(
             err,
-            "  [y] approve once  [t] approve for this task  [a] always allow `{suggestion}`  [n] deny"
+            "  [y] approve once  [t] {task}  [a] {always}  [n] deny"
         )?;
     }
     let mut answer = ApprovalAnswer {

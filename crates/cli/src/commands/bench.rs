@@ -28,6 +28,15 @@ pub enum BenchCommand {
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
     },
+    /// Throughput through a CONNECT tunnel of the egress proxy vs a direct TCP connection, and the time to open one
+    Proxy {
+        /// Megabytes sent each way
+        #[arg(long, default_value_t = 256)]
+        mb: u64,
+        /// Connections opened to time opening one
+        #[arg(long, default_value_t = 200)]
+        connections: u32,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -44,6 +53,9 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             bosun_workspace::bench::run_checkpoint_bench(files, &dir, &mut out)?;
         }
         BenchCommand::Start { files, dir } => start(files, &dir, &mut out)?,
+        BenchCommand::Proxy { mb, connections } => tokio::runtime::Runtime::new()?.block_on(
+            bosun_exec::sandbox::proxy::bench::run(mb, connections, &mut out),
+        )?,
         BenchCommand::Review {
             files,
             changed,

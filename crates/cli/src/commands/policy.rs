@@ -29,6 +29,9 @@ pub struct CheckArgs {
     /// Check writing this path (relative to the repository) instead of a command
     #[arg(long, conflicts_with = "command")]
     write: Option<String>,
+    /// Also decide the command connecting to this host through Bosun's proxy
+    #[arg(long, conflicts_with = "write")]
+    host: Option<String>,
     /// Print one JSON object {decision, rule, source, mode}
     #[arg(long)]
     json: bool,
@@ -74,20 +77,31 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         (None, true) => bail!("give a command after `--`, or --write PATH"),
     };
     let d = policy.decide(&action);
-    let decision = match d.decision {
-        bosun_policy::Decision::Allow => "allow",
-        bosun_policy::Decision::Ask => "ask",
-        bosun_policy::Decision::Deny => "deny",
+    let decision = d.decision.as_str();
+    let command = match &action {
+        ToolAction::Command { command } => Some(command.as_str()),
+        _ => None,
+    };
+    let grant = command.and_then(|c| policy.network_grant(c));
+    let host = match (command, &args.host) {
+        (Some(c), Some(h)) => Some(policy.check_host(c, h)),
+        _ => None,
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "decision": decision,
             "rule": d.rule,
             "source": d.source,
             "mode": d.mode.as_str(),
             "reason": d.reason,
         });
+        if command.is_some() {
+            v["network"] = serde_json::to_value(&grant)?;
+        }
+        if let Some(h) = &host {
+            v["host"] = serde_json::to_value(h)?;
+        }
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
     } else {
@@ -95,6 +109,56 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         writeln!(out, "  rule:   {}", d.rule)?;
         writeln!(out, "  source: {}", d.source)?;
         writeln!(out, "  mode:   {}", d.mode.as_str())?;
+        if command.is_some() {
+            write_grant(&mut out, grant.as_ref())?;
+        }
+        if let Some(h) = host {
+            let h = h.decision;
+            writeln!(out, "host {}: {}", h.decision.as_str(), h.reason)?;
+            writeln!(out, "  rule:   {}", h.rule)?;
+            writeln!(out, "  source: {}", h.source)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The network a command gets, as `bosun policy check` prints it.
+fn write_grant(
+    out: &mut dyn Write,
+    grant: Option<&bosun_policy::NetworkGrant>,
+) -> std::io::Result<()> {
+    let Some(grant) = grant else {
+        return writeln!(
+            out,
+            "network: none (no [network] allow, [[network.rules]] or [network] domains rule applies)"
+        );
+    };
+    match grant.granted_by.as_slice() {
+        [] => writeln!(
+            out,
+            "network: through Bosun's proxy, to the hosts below only"
+        )?,
+        rules => {
+            let by: Vec<String> = rules
+                .iter()
+                .map(|g| format!("{} ({})", g.rule, g.source))
+                .collect();
+            writeln!(
+                out,
+                "network: through Bosun's proxy, granted by {}",
+                by.join(", ")
+            )?;
+        }
+    }
+    for d in &grant.domains {
+        writeln!(
+            out,
+            "  {:<5} {:<28} {} ({})",
+            d.decision.as_str(),
+            d.pattern,
+            d.rule,
+            d.source
+        )?;
+    }
+    writeln!(out, "  other hosts: {}", grant.other_hosts.as_str())
 }

@@ -259,12 +259,27 @@ pub fn run_answering(
     server: &MockModelServer,
     prompt: &str,
     extra: &[&str],
+    answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
+) -> Run {
+    run_answering_with_env(env, server, prompt, extra, &[], answer)
+}
+
+/// [`run_answering`] with extra environment variables for the `bosun` process.
+pub fn run_answering_with_env(
+    env: &Env,
+    server: &MockModelServer,
+    prompt: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
     mut answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
 ) -> Run {
     use std::io::{BufRead, BufReader, Write};
     let base = format!("{}/v1", server.url());
-    let mut child = env
-        .bosun()
+    let mut bosun = env.bosun();
+    for (k, v) in vars {
+        bosun.env(k, v);
+    }
+    let mut child = bosun
         .args([
             "run",
             "--json",
@@ -345,4 +360,15 @@ pub fn run_and_kill_when_printed(env: &Env, server: &MockModelServer, marker: &s
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     events
+}
+
+/// What the model was told for the tool call `call_id` (from the requests the mock server got).
+pub fn tool_result(server: &MockModelServer, call_id: &str) -> String {
+    server
+        .requests()
+        .iter()
+        .flat_map(messages)
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_else(|| panic!("no result for {call_id}"))
 }

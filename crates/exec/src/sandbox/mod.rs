@@ -61,6 +61,7 @@ mod leftovers;
 #[cfg(target_os = "linux")]
 mod namespaces;
 mod procfs;
+pub mod proxy;
 mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
@@ -98,8 +99,8 @@ pub struct SandboxPolicy {
     pub read_deny: Vec<PathBuf>,
     /// Readable, never writable, even where a write path contains it (the user's git dir).
     pub read_only_paths: Vec<PathBuf>,
-    /// Whether the command may use the network directly (tests of the foundation; with the
-    /// sandbox on, Bosun grants network through `proxy` instead).
+    /// Whether the command may use the raw network. With the sandbox on, Bosun never sets it:
+    /// a command granted the network gets `proxy` instead.
     pub network: bool,
     /// A Unix socket on which Bosun's egress proxy accepts HTTP proxy connections (`CONNECT
     /// host:port` and absolute-form requests). In a network namespace the command reaches it

@@ -6,6 +6,7 @@ import type { AssistantMessage } from "./AssistantMessage";
 import type { CheckpointCreated } from "./CheckpointCreated";
 import type { ErrorEvent } from "./ErrorEvent";
 import type { ModelRetry } from "./ModelRetry";
+import type { NetworkConnection } from "./NetworkConnection";
 import type { PlanUpdated } from "./PlanUpdated";
 import type { Redacted } from "./Redacted";
 import type { ReviewEvent } from "./ReviewEvent";
@@ -28,4 +29,4 @@ export type Event = { seq: number, task_id: TaskId,
 /**
  * RFC 3339 UTC time with milliseconds.
  */
-ts: string, } & ({ "type": "task_started" } & TaskStarted | { "type": "task_resumed" } & TaskResumed | { "type": "user_message" } & UserMessage | { "type": "assistant_delta" } & AssistantDelta | { "type": "assistant_message" } & AssistantMessage | { "type": "tool_call_begin" } & ToolCallBegin | { "type": "tool_output_delta" } & ToolOutputDelta | { "type": "tool_call_end" } & ToolCallEnd | { "type": "plan_updated" } & PlanUpdated | { "type": "checkpoint_created" } & CheckpointCreated | { "type": "usage" } & UsageEvent | { "type": "model_retry" } & ModelRetry | { "type": "approval_requested" } & ApprovalRequested | { "type": "approval_resolved" } & ApprovalResolved | { "type": "redacted" } & Redacted | { "type": "warning" } & Warning | { "type": "task_finished" } & TaskFinished | { "type": "error" } & ErrorEvent | { "type": "review" } & ReviewEvent);
+ts: string, } & ({ "type": "task_started" } & TaskStarted | { "type": "task_resumed" } & TaskResumed | { "type": "user_message" } & UserMessage | { "type": "assistant_delta" } & AssistantDelta | { "type": "assistant_message" } & AssistantMessage | { "type": "tool_call_begin" } & ToolCallBegin | { "type": "tool_output_delta" } & ToolOutputDelta | { "type": "tool_call_end" } & ToolCallEnd | { "type": "network_connection" } & NetworkConnection | { "type": "plan_updated" } & PlanUpdated | { "type": "checkpoint_created" } & CheckpointCreated | { "type": "usage" } & UsageEvent | { "type": "model_retry" } & ModelRetry | { "type": "approval_requested" } & ApprovalRequested | { "type": "approval_resolved" } & ApprovalResolved | { "type": "redacted" } & Redacted | { "type": "warning" } & Warning | { "type": "task_finished" } & TaskFinished | { "type": "error" } & ErrorEvent | { "type": "review" } & ReviewEvent);

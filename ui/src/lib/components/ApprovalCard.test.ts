@@ -133,3 +133,34 @@ describe("the approval card's focus", () => {
     expect(document.activeElement).toBe(field);
   });
 });
+
+describe("the approval card for a host", () => {
+  const hostRequest: ApprovalRequested = {
+    ...request,
+    action: { kind: "network", host: "files.pythonhosted.org", port: 443, command: "pip install torch" },
+    reason: "no [network] domains rule names `files.pythonhosted.org`; the command may use the network, so it asks",
+    rule: 'network.rules "pip install*"',
+    source: "/home/u/.local/share/bosun/policy.toml:7",
+    suggestions: ["files.pythonhosted.org", "*.pythonhosted.org"],
+  };
+
+  it("says which host, for which command, and which rule asked", () => {
+    const { card } = render(hostRequest);
+    expect(card.textContent).toContain("Network access needed");
+    expect(card.querySelector("[data-host]")?.textContent).toBe("files.pythonhosted.org:443");
+    expect(card.querySelector(".command")?.textContent).toBe("$ pip install torch");
+    expect(card.querySelector("[data-rule]")?.textContent).toBe('network.rules "pip install*"');
+    expect(card.querySelector("[data-source]")?.textContent).toBe("/home/u/.local/share/bosun/policy.toml:7");
+    expect(card.querySelector<HTMLInputElement>('input[name="rule"]')?.value).toBe("files.pythonhosted.org");
+    expect(card.querySelector('[data-answer="approve_task"]')?.textContent).toContain("Allow this host for the task");
+  });
+
+  it("always allows the host as written, into the chosen file", () => {
+    const { card, answers } = render(hostRequest);
+    type(card.querySelector<HTMLInputElement>('input[name="rule"]')!, "*.pythonhosted.org");
+    card.querySelector<HTMLButtonElement>('[data-answer="approve_always"]')!.click();
+    expect(answers).toEqual([
+      { approval_id: "ap_1", decision: "approve_always", by: "app", rule: "*.pythonhosted.org", scope: "project" },
+    ]);
+  });
+});

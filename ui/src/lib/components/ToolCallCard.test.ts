@@ -61,3 +61,58 @@ describe("a tool card asking for approval", () => {
     expect(card.getAttribute("data-status")).toBe("denied");
   });
 });
+
+describe("a command's network connections", () => {
+  const begin = ev(1, { type: "tool_call_begin", call_id: "c1", tool: "run_command", args: { command: "pip install torch" }, recovered: false });
+  const hostAsk = ev(3, {
+    type: "approval_requested",
+    approval_id: "ap2",
+    call_id: "c1",
+    tool: "run_command",
+    action: { kind: "network", host: "download.pytorch.org", port: 443, command: "pip install torch" },
+    reason: "no [network] domains rule names `download.pytorch.org`",
+    rule: 'network.allow "pip"',
+    source: "policy.toml:3",
+    suggestions: ["download.pytorch.org"],
+  });
+  const connections: Event[] = [
+    begin,
+    ev(2, { type: "network_connection", call_id: "c1", host: "pypi.org", port: 443, decision: "allowed", rule: 'network.domains "pypi.org"', bytes_up: 2048, bytes_down: 3 * 1024 * 1024 }),
+    hostAsk,
+  ];
+
+  it("shows each host:port with its decision and bytes, and a host waiting for approval", () => {
+    const card = render(connections);
+    const rows = [...card.querySelectorAll<HTMLElement>("[data-network] li")];
+    expect(rows.map((r) => [r.dataset.host, r.dataset.decision])).toEqual([
+      ["pypi.org:443", "allowed"],
+      ["download.pytorch.org:443", "waiting"],
+    ]);
+    expect(rows[0].querySelector("[data-bytes]")?.textContent).toBe("↑ 2.0 KB ↓ 3.0 MB");
+    expect(rows[1].textContent).toContain("waiting for approval");
+    // A host's approval is not the command's own.
+    expect(card.querySelector("[data-approval]")).toBeNull();
+  });
+
+  it("replaces the wait with how the connection went, refusals with their reason", () => {
+    const card = render([
+      ...connections,
+      ev(4, { type: "approval_resolved", approval_id: "ap2", call_id: "c1", decision: "deny", note: "no", by: "app" }),
+      ev(5, {
+        type: "network_connection",
+        call_id: "c1",
+        host: "download.pytorch.org",
+        port: 443,
+        decision: "denied",
+        rule: 'network.allow "pip"',
+        reason: "the user denied download.pytorch.org:443: no",
+        bytes_up: 0,
+        bytes_down: 0,
+      }),
+    ]);
+    const rows = [...card.querySelectorAll<HTMLElement>("[data-network] li")];
+    expect(rows.map((r) => r.dataset.decision)).toEqual(["allowed", "denied"]);
+    expect(rows[1].textContent).toContain("the user denied download.pytorch.org:443: no");
+    expect(rows[1].querySelector("[data-bytes]")).toBeNull();
+  });
+});

@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ApprovalRequested } from "../bindings/ApprovalRequested";
 import type { Event } from "../bindings/Event";
+import type { NetworkDecision } from "../bindings/NetworkDecision";
 import type { PlanItem } from "../bindings/PlanItem";
 import type { ReviewEvent } from "../bindings/ReviewEvent";
 import type { TaskStarted } from "../bindings/TaskStarted";
@@ -33,6 +34,8 @@ export type TimelineItem =
       streamed: boolean;
       /** Set when the policy asked a human about this call. */
       approval: Approval | null;
+      /** Connections the command made through Bosun's egress proxy, in order. */
+      network: NetworkEntry[];
     })
   | (Entry & { kind: "checkpoint"; checkpoint: number; commit: string; files: string[] })
   | (Entry & { kind: "retry"; attempt: number; maxAttempts: number; reason: string })
@@ -55,6 +58,22 @@ export interface Approval {
   unanswered: boolean;
   by: string | null;
   note: string | null;
+}
+
+/** A connection through Bosun's egress proxy, or a host a person is being asked about. */
+export interface NetworkEntry {
+  host: string;
+  port: number;
+  /** `waiting` while a person is asked about the host (no rule names it). */
+  decision: "waiting" | NetworkDecision;
+  /** The rule that decided, e.g. `network.domains "pypi.org"`. */
+  rule: string | null;
+  /** For a refusal: what the command was told. */
+  reason: string | null;
+  bytesUp: number;
+  bytesDown: number;
+  /** The approval request about this host, when one was made. */
+  approvalId: string | null;
 }
 
 export interface UsageTotals {
@@ -185,6 +204,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           output: emptyTerminal(),
           streamed: false,
           approval: null,
+          network: [],
         });
         break;
       case "tool_output_delta":
@@ -207,7 +227,28 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           durationMs: ev.duration_ms,
           output: item.streamed ? item.output : terminalFrom(ev.output),
           approval: settle(item.approval),
+          network: settleNetwork(item.network),
         }));
+        break;
+      case "network_connection":
+        updateTool(ev.call_id, (item) => {
+          const entry: NetworkEntry = {
+            host: ev.host,
+            port: ev.port,
+            decision: ev.decision,
+            rule: ev.rule ?? null,
+            reason: ev.reason ?? null,
+            bytesUp: ev.bytes_up,
+            bytesDown: ev.bytes_down,
+            approvalId: null,
+          };
+          // The connection a person was asked about ends the wait.
+          const i = item.network.findIndex((n) => n.decision === "waiting" && n.host === ev.host && n.port === ev.port);
+          const network = item.network.slice();
+          if (i >= 0) network[i] = { ...entry, approvalId: network[i].approvalId };
+          else network.push(entry);
+          return { ...item, network };
+        });
         break;
       case "approval_requested":
         if (!next.pending.some((p) => p.approval_id === ev.approval_id)) {
@@ -225,6 +266,19 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
             },
           ];
         }
+        if (ev.action.kind === "network") {
+          // A host the running command connects to: shown with its connections, not as the
+          // call's own approval.
+          const { host, port } = ev.action;
+          updateTool(ev.call_id, (item) => ({
+            ...item,
+            network: [
+              ...item.network,
+              { host, port, decision: "waiting", rule: ev.rule, reason: ev.reason, bytesUp: 0, bytesDown: 0, approvalId: ev.approval_id },
+            ],
+          }));
+          break;
+        }
         updateTool(ev.call_id, (item) => ({
           ...item,
           approval: {
@@ -240,7 +294,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         break;
       case "approval_resolved":
         next.pending = next.pending.filter((p) => p.approval_id !== ev.approval_id);
-        updateTool(ev.call_id, (item) => ({
+        updateTool(ev.call_id, (item) => item.network.some((n) => n.approvalId === ev.approval_id) ? item : ({
           ...item,
           approval: {
             ...(item.approval ?? { reason: "", rule: ev.rule ?? "", source: "" }),
@@ -317,6 +371,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
               ...item,
               status: item.status === "running" ? "interrupted" : item.status,
               approval: settle(item.approval),
+              network: settleNetwork(item.network),
             };
           }
         }
@@ -330,6 +385,12 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
 /** An approval still waiting when its call ended or its task finished: nobody will answer it now. */
 function settle(approval: Approval | null): Approval | null {
   return approval && approval.decision === null ? { ...approval, unanswered: true } : approval;
+}
+
+/** Hosts still waiting when their call ended: the command got no answer. */
+function settleNetwork(network: NetworkEntry[]): NetworkEntry[] {
+  if (!network.some((n) => n.decision === "waiting")) return network;
+  return network.map((n) => (n.decision === "waiting" ? { ...n, decision: "denied", reason: "not answered" } : n));
 }
 
 /** A one-line description of a tool call's arguments, as a developer would write it. */

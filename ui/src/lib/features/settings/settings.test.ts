@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Settings } from "../../ipc/settings";
 import PolicyEditor from "./PolicyEditor.svelte";
 import SetupScreen from "./SetupScreen.svelte";
-import { formatBytes } from "./bytes";
+import { formatBytes } from "../../components/format";
 
 let app: ReturnType<typeof mount> | null = null;
 afterEach(() => {
