@@ -209,3 +209,24 @@ async fn ask_person(
         Err(e) => Verdict::denied(None, format!("the approval failed: {e}")),
     }
 }
+
+/// Removes proxy sockets in `run_dir` whose Bosun process is gone (a `kill -9` leaves them;
+/// the live process's own are `proxy-<its pid>-<n>.sock` and stay).
+pub(crate) fn remove_stale_sockets(run_dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(run_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("proxy-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}

@@ -267,6 +267,9 @@ impl Launch {
             Sandboxing::On { .. } => {
                 // What a `kill -9` of an earlier Bosun left running (with a PID namespace per
                 // command there is none).
+                if let Some(run_dir) = sandboxing.run_dir() {
+                    crate::egress::remove_stale_sockets(run_dir);
+                }
                 let killed = bosun_exec::sweep_leftovers();
                 if !killed.is_empty() {
                     let list: Vec<String> = killed

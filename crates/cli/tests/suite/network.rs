@@ -2,9 +2,9 @@
 //! reaches a host a rule names, a host no rule names asks and is approved (always, as a
 //! `[network] domains` rule) or denied, and every connection is a `network_connection` event.
 //!
-//! The command talks to the proxy's Unix socket directly (`curl --unix-socket`, or Python when
-//! curl is missing): inside the sandbox the exec forwarder (`127.0.0.1:3128`, `HTTP_PROXY`)
-//! lands separately. Names map to a local server with the debug-only `BOSUN_PROXY_RESOLVE`.
+//! The command reaches the proxy only through `$HTTP_PROXY`: the sandbox's forwarder on
+//! `127.0.0.1:3128` inside the command's network namespace (curl, or Python when curl is
+//! missing). Names map to a local server with the debug-only `BOSUN_PROXY_RESOLVE`.
 
 use super::support::*;
 use bosun_protocol::{EventMsg, NetworkConnection, NetworkDecision, ToolAction};
@@ -42,15 +42,16 @@ fn web_server() -> std::net::SocketAddr {
 }
 
 /// A command fetching `http://{host}{path}` through the proxy socket in `run_dir`.
-fn fetch(run_dir: &Path, host: &str, path: &str) -> String {
-    let socket = format!("{}/proxy-*.sock", run_dir.display());
+fn fetch(_run_dir: &Path, host: &str, path: &str) -> String {
+    // Plain HTTP through `$HTTP_PROXY`: the sandbox's forwarder on 127.0.0.1:3128 inside the
+    // command's network namespace, the only way out, carries it to the proxy's socket.
     let url = format!("http://{host}{path}");
     let curl = std::process::Command::new("curl").arg("--version").output();
     if curl.is_ok_and(|o| o.status.success()) {
-        return format!("curl -s --unix-socket {socket} --request-target {url} {url}");
+        return format!("curl -s {url}");
     }
     format!(
-        "python3 -c 'import glob,socket;s=socket.socket(socket.AF_UNIX);s.connect(glob.glob(\"{socket}\")[0]);s.sendall(b\"GET {url} HTTP/1.1\\r\\nHost: {host}\\r\\n\\r\\n\");print(s.makefile(\"rb\").read().decode())'"
+        "python3 -c 'import urllib.request as u, urllib.error as e\ntry: print(u.urlopen(\"{url}\").read().decode())\nexcept e.HTTPError as x: print(x.read().decode())'"
     )
 }
 
@@ -326,4 +327,71 @@ fn policy_check_shows_the_network_a_command_gets() {
     assert_eq!(v["host"]["decision"], "allow");
     assert_eq!(v["host"]["named"], true);
     assert_eq!(v["network"]["other_hosts"], "ask");
+}
+
+#[test]
+fn the_proxy_is_the_only_way_out_tls_tunnels_through_and_ip_literals_are_refused() {
+    if !sandboxed() {
+        return;
+    }
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(env.home.join("policy.toml"), POLICY).unwrap();
+    let web = web_server();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call(
+                "direct",
+                "run_command",
+                json!({"command": format!("curl -s --noproxy '*' --max-time 5 http://{web}/direct; echo exit=$?")}),
+            ),
+            call(
+                "ip",
+                "run_command",
+                // (127.0.0.1 itself is in NO_PROXY, so curl would try it directly, and fail.)
+                json!({"command": format!("curl -s --max-time 5 http://10.1.2.3:{}/ip", web.port())}),
+            ),
+            call(
+                "tls",
+                "run_command",
+                json!({"command": "curl -s --max-time 2 https://allowed.test/; echo exit=$?"}),
+            ),
+        ]),
+        text("done"),
+    ])
+    .unwrap();
+    let run = env.run_with_env(
+        &server,
+        "try every way out",
+        &["--mode", "full-auto"],
+        &[("BOSUN_PROXY_RESOLVE", &resolve(web))],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let direct = tool_result(&server, "direct");
+    assert!(
+        !direct.contains("served") && !direct.contains("exit=0"),
+        "a direct socket reached the host: {direct}"
+    );
+    let ip = tool_result(&server, "ip");
+    assert!(!ip.contains("served"), "{ip}");
+    let seen: Vec<(String, u16, NetworkDecision)> = connections(&run)
+        .into_iter()
+        .map(|c| (c.host, c.port, c.decision))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("10.1.2.3".to_string(), web.port(), NetworkDecision::Denied),
+            ("allowed.test".to_string(), 443, NetworkDecision::Allowed),
+        ],
+        "the direct attempt never reached the proxy; the IP literal was refused; the TLS CONNECT was tunnelled"
+    );
+    let tls = connections(&run)
+        .into_iter()
+        .find(|c| c.port == 443)
+        .unwrap();
+    assert!(
+        tls.bytes_up > 0,
+        "the TLS client hello went through the tunnel: {tls:?}"
+    );
 }
