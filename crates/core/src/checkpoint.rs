@@ -50,18 +50,10 @@ impl Checkpointer {
             Touched::Paths(p) => ChangeHint::Paths(p),
             Touched::Unknown => ChangeHint::Unknown,
         };
-        let mut wt = self
-            .worktree
-            .take()
-            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
-        let (wt, result) = tokio::task::spawn_blocking(move || {
-            let r = wt.checkpoint(&hint, &message);
-            (wt, r)
-        })
-        .await
-        .map_err(|e| CoreError::Internal(format!("checkpoint thread failed: {e}")))?;
-        self.worktree = Some(wt);
-        if let Some(cp) = result? {
+        let checkpoint = self
+            .on_worktree("checkpoint", move |wt| wt.checkpoint(&hint, &message))
+            .await?;
+        if let Some(cp) = checkpoint {
             emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
                 checkpoint: cp.n,
                 commit: cp.commit,
@@ -75,18 +67,9 @@ impl Checkpointer {
     /// Puts back whatever a command changed of the worktree's git wiring (its `.git` file, its
     /// git directory's HEAD, config, alternates) and says so in a `warning` event.
     pub async fn verify(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
-        let mut wt = self
-            .worktree
-            .take()
-            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
-        let (wt, result) = tokio::task::spawn_blocking(move || {
-            let r = wt.verify();
-            (wt, r)
-        })
-        .await
-        .map_err(|e| CoreError::Internal(format!("worktree check failed: {e}")))?;
-        self.worktree = Some(wt);
-        let repaired = result?;
+        let repaired = self
+            .on_worktree("worktree check", TaskWorktree::verify)
+            .await?;
         if !repaired.is_empty() {
             emitter.emit(EventMsg::Warning(Warning {
                 code: "worktree_git_repaired".into(),
@@ -102,18 +85,9 @@ impl Checkpointer {
     /// Clears set-id bits anywhere in the worktree (ignored files included), for commands the
     /// sandbox could not stop from setting them; says so in a `warning` when it found some.
     pub async fn strip_set_id(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
-        let wt = self
-            .worktree
-            .take()
-            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
-        let (wt, result) = tokio::task::spawn_blocking(move || {
-            let r = wt.strip_set_id_bits();
-            (wt, r)
-        })
-        .await
-        .map_err(|e| CoreError::Internal(format!("set-id sweep failed: {e}")))?;
-        self.worktree = Some(wt);
-        let stripped = result?;
+        let stripped = self
+            .on_worktree("set-id sweep", |wt| wt.strip_set_id_bits())
+            .await?;
         if !stripped.is_empty() {
             emitter.emit(EventMsg::Warning(Warning {
                 code: "set_id_bits_cleared".into(),
@@ -124,6 +98,29 @@ impl Checkpointer {
             }))?;
         }
         Ok(())
+    }
+
+    /// Runs `work` on the worktree on the blocking pool (git work is blocking) and takes the
+    /// worktree back, whatever `work` returned.
+    async fn on_worktree<T: Send + 'static>(
+        &mut self,
+        what: &'static str,
+        work: impl FnOnce(&mut TaskWorktree) -> Result<T, bosun_workspace::WorkspaceError>
+        + Send
+        + 'static,
+    ) -> Result<T, CoreError> {
+        let mut wt = self
+            .worktree
+            .take()
+            .ok_or_else(|| CoreError::Internal("the worktree was lost after a failure".into()))?;
+        let (wt, result) = tokio::task::spawn_blocking(move || {
+            let r = work(&mut wt);
+            (wt, r)
+        })
+        .await
+        .map_err(|e| CoreError::Internal(format!("{what} thread failed: {e}")))?;
+        self.worktree = Some(wt);
+        Ok(result?)
     }
 
     /// Gives the worktree back for recycling once the task is over.

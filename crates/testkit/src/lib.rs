@@ -4,12 +4,15 @@
 //!   Messages (streaming, tool-call arguments split across chunks, usage with cache tokens) that
 //!   records every request. Also as the `bosun-mock-model` binary.
 //! - [`fixture_repo`]: a small real git repository.
+//! - [`Trap`]: a program that leaves a mark when run.
 
 mod fixture;
 mod render;
 mod script;
 mod server;
+mod trap;
 
 pub use fixture::fixture_repo;
 pub use script::{MockReply, MockToolCall, MockUsage};
 pub use server::{MockModelServer, MockOptions, RecordedRequest};
+pub use trap::Trap;

@@ -12,16 +12,8 @@ use std::path::{Path, PathBuf};
 
 /// A program that records its environment when run (and passes stdin through, as a filter).
 fn trap(dir: &Path) -> (PathBuf, PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
-    let marker = dir.join("PWNED");
-    let script = dir.join("evil.sh");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\nenv > '{}'\ncat\n", marker.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    (script, marker)
+    let trap = bosun_testkit::Trap::new(dir).unwrap();
+    (trap.script, trap.marker)
 }
 
 fn write_call(id: &str, path: &str, content: &str) -> bosun_testkit::MockToolCall {

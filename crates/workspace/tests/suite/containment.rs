@@ -3,38 +3,13 @@
 //! the user's HEAD, or write outside the worktree. One test per escape, named by the escape.
 
 use super::fixture::*;
+use bosun_testkit::Trap;
 use bosun_workspace::{ChangeHint, DiffPoint, TaskWorktree};
 use pretty_assertions::assert_eq;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A program that leaves a mark when anything runs it (and passes stdin through, as a filter).
-struct Trap {
-    script: PathBuf,
-    marker: PathBuf,
-}
-
-impl Trap {
-    fn new(dir: &Path) -> Trap {
-        std::fs::create_dir_all(dir).unwrap();
-        let marker = dir.join("PWNED");
-        let script = dir.join("evil.sh");
-        std::fs::write(
-            &script,
-            format!("#!/bin/sh\nenv > '{}'\ncat\n", marker.display()),
-        )
-        .unwrap();
-        std::os::unix::fs::PermissionsExt::set_mode(
-            &mut std::fs::metadata(&script).unwrap().permissions(),
-            0o755,
-        );
-        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
-        Trap { script, marker }
-    }
-
-    fn sprung(&self) -> bool {
-        self.marker.exists()
-    }
+fn trap(dir: &Path) -> Trap {
+    Trap::new(dir).unwrap()
 }
 
 /// What an attacker-minded task writes: a fake git directory whose config names `config_extra`
@@ -89,7 +64,7 @@ fn exercise_every_git_operation(f: &Fixture, task: &mut TaskWorktree) {
 fn filter_attempt(config_extra: &str, attributes: &str) {
     let f = fixture();
     let before = user_state(&f.repo);
-    let trap = Trap::new(&f.home.join("trap"));
+    let trap = trap(&f.home.join("trap"));
     let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
     plant_fake_git_dir(&task.worktree, &trap, config_extra, attributes);
     exercise_every_git_operation(&f, &mut task);
@@ -133,7 +108,7 @@ fn a_filter_in_a_fake_git_dir_never_runs() {
 fn a_hooks_path_in_a_fake_git_dir_never_runs() {
     let hooks = "[core]\n\thooksPath = .fakegit/hooks\n";
     let f = fixture();
-    let trap = Trap::new(&f.home.join("trap"));
+    let trap = trap(&f.home.join("trap"));
     let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
     plant_fake_git_dir(&task.worktree, &trap, hooks, "");
     for hook in [
@@ -185,7 +160,7 @@ fn a_textconv_in_a_fake_git_dir_never_runs() {
 fn a_filter_configured_in_the_users_repository_is_not_triggered_by_task_attributes() {
     let f = fixture();
     let before_head = std::fs::read(f.repo.join(".git/HEAD")).unwrap();
-    let trap = Trap::new(&f.home.join("trap"));
+    let trap = trap(&f.home.join("trap"));
     let evil = trap.script.display().to_string();
     for key in ["filter.x.clean", "filter.x.smudge", "filter.x.process"] {
         git(&f.repo, &["config", key, &evil]);
