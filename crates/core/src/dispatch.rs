@@ -253,7 +253,7 @@ pub async fn dispatch(
         decision.rule = "committed secrets".into();
         decision.source = "built-in".into();
         decision.reason = format!(
-            "`{git}` can print stored file content, and this repository's base commit holds read-denied files ({})",
+            "`{git}` can print stored file content, and this repository's base commit holds read-denied files ({}); git runs here only for status, add, commit, branch, and logs or diffs of names and counts (--stat, --name-only)",
             env.committed_secrets.join(", ")
         );
     }

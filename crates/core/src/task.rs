@@ -589,7 +589,7 @@ fn committed_secrets_warning(paths: &[String]) -> String {
         list.push_str(&format!(" and {} more", paths.len() - SHOWN));
     }
     format!(
-        "the base commit contains {} read-denied file{} ({list}): commands cannot read {} in the worktree, but git's object store holds {} and cannot be filtered, so git commands that print stored content (show, cat-file, log -p, diff, grep, archive, …) are denied in this task. Remove the secret from the repository's history and rotate it.",
+        "the base commit contains {} read-denied file{} ({list}): commands cannot read {} in the worktree, but git's object store holds {} and cannot be filtered, so in this task git runs only for status, staging, commits, branches and logs or diffs that print names and counts (show, cat-file, log -p, diff, grep, archive and the rest are denied). That cannot stop a script or build that runs git itself: remove the secret from the repository's history and rotate it.",
         paths.len(),
         if paths.len() == 1 { "" } else { "s" },
         if paths.len() == 1 { "it" } else { "them" },

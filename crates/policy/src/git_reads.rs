@@ -1,116 +1,46 @@
-//! Git commands that print (or extract) what the object store holds.
+//! Git commands that may print (or extract) what the object store holds.
 //!
 //! A command's sandbox hides read-denied files from the file system, but not from git's object
-//! store: a `.env` that was committed is a blob any `git show`, `git cat-file`, `git log -p` or
-//! `git archive` can print, and the store cannot be filtered per object. So when the task's base
-//! holds read-denied files, Bosun denies the git commands listed here ([`git_prints_objects`]).
-//! The list covers git's porcelain and plumbing that print or write out file content; it
-//! cannot cover a program that reads pack files itself, which is why the task also gets a
-//! warning naming the committed files (remove them from history to be safe).
+//! store: a `.env` that was committed is a blob any `git show`, `git cat-file`, `git log -p`,
+//! `git archive`, an alias or a `--format=%(raw)` can print, and the store cannot be filtered per
+//! object. So when the task's base holds read-denied files, only the git uses listed here
+//! ([`git_prints_objects`] says which others a command makes) run: status, staging and
+//! committing, branches, and logs and diffs that print names and counts. It is an allowlist
+//! because the ways to print a blob are many; it cannot see git run by a program the command
+//! starts (a script, a Makefile, `python -c 'subprocess…'`), which is why the task also gets a
+//! warning naming the committed files: remove them from the history to be safe.
 
 use crate::commands::{self, Part};
 
-/// Subcommands that print or write out stored file content whatever their options.
-const ALWAYS: &[&str] = &[
-    "show",
-    "cat-file",
-    "grep",
-    "blame",
-    "annotate",
-    "archive",
-    "bundle",
-    "fast-export",
-    "format-patch",
-    "unpack-file",
-    "checkout-index",
-    "pack-objects",
-    "unpack-objects",
-    "worktree",
-    "clone",
-    "stash",
-    "restore",
-    "checkout",
-    "switch",
-    "read-tree",
-    "cherry-pick",
-    "revert",
-    "am",
-    "apply",
-    "merge",
-    "rebase",
-    "reset",
-    "notes",
-    "fsck",
-    "filter-branch",
-    "fast-import",
-    "replay",
-    "difftool",
-    "mergetool",
-    "merge-file",
-    "merge-tree",
-    "instaweb",
-    "daemon",
-    "upload-pack",
-    "upload-archive",
-    "http-backend",
-    "send-pack",
-    "push",
-];
-
-/// Subcommands that print content only with a patch option (or, for `diff`, unless every
-/// option asks for a summary).
-const WITH_PATCH: &[&str] = &[
+/// Subcommands that print names, ids, counts or the task's own state, never file content.
+const SAFE: &[&str] = &[
+    "status",
+    "add",
+    "commit",
+    "rm",
+    "mv",
+    "branch",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
     "log",
-    "whatchanged",
-    "reflog",
-    "diff-tree",
-    "diff-index",
-    "diff-files",
+    "shortlog",
+    "rev-list",
+    "describe",
+    "show-ref",
+    "merge-base",
+    "name-rev",
+    "count-objects",
+    "version",
+    "help",
+    "diff",
+    "init",
+    "remote",
+    "symbolic-ref",
 ];
 
-/// Options that make `diff` print names or counts only.
-const SUMMARY_ONLY: &[&str] = &[
-    "--stat",
-    "--numstat",
-    "--shortstat",
-    "--dirstat",
-    "--name-only",
-    "--name-status",
-    "--summary",
-    "--quiet",
-    "--exit-code",
-    "--raw",
-    "--no-patch",
-    "-s",
-];
-
-/// When `command` runs git in a way that can print the content of stored objects, the git
-/// invocation as text (for the denial's reason), else None.
-pub fn git_prints_objects(command: &str) -> Option<String> {
-    commands::parts(command).into_iter().find_map(|part| {
-        let Part::Run { argv } = part else {
-            return None;
-        };
-        let program = argv.first()?;
-        if program.rsplit('/').next() != Some("git") {
-            return None;
-        }
-        let sub = argv.get(1)?.as_str();
-        let args = &argv[2..];
-        let summary = args.iter().any(|a| {
-            SUMMARY_ONLY.contains(&a.as_str())
-                || a.starts_with("--stat=")
-                || a.starts_with("--dirstat=")
-        });
-        let patch = args.iter().any(|a| is_patch_option(a));
-        let prints = ALWAYS.contains(&sub)
-            || (WITH_PATCH.contains(&sub) && patch)
-            || (sub == "diff" && (patch || !summary));
-        prints.then(|| format!("git {sub}"))
-    })
-}
-
-fn is_patch_option(arg: &str) -> bool {
+/// Options of `log`/`diff`/`show`-like subcommands that print content or search it.
+fn prints_content(arg: &str) -> bool {
     matches!(
         arg,
         "-p" | "-u"
@@ -123,15 +53,110 @@ fn is_patch_option(arg: &str) -> bool {
             | "--binary"
             | "--color-words"
             | "--word-diff"
-            | "--raw-diff"
-    ) || arg.starts_with("-U")
-        || arg.starts_with("--unified")
-        || arg.starts_with("-L")
-        || arg.starts_with("--word-diff=")
-        || arg.starts_with("--color-words=")
-        || arg.starts_with("--output")
-        || arg.starts_with("--ext-diff")
-        || arg.starts_with("--textconv")
+            | "--check"
+            | "-m"
+            | "--remerge-diff"
+            | "--textconv"
+            | "--ext-diff"
+    ) || [
+        "-U",
+        "--unified",
+        "-L",
+        "-G",
+        "-S",
+        "--pickaxe",
+        "--word-diff=",
+        "--color-words=",
+        "--output",
+        "--format",
+        "--pretty",
+        "--find-object",
+        "--diff-merges",
+        "--dd",
+    ]
+    .iter()
+    .any(|p| arg.starts_with(p))
+}
+
+/// Options that make `diff` print names or counts only.
+const SUMMARY_ONLY: &[&str] = &[
+    "--stat",
+    "--numstat",
+    "--shortstat",
+    "--dirstat",
+    "--name-only",
+    "--name-status",
+    "--summary",
+    "--quiet",
+    "--raw",
+    "--no-patch",
+    "-s",
+];
+
+/// Global options of git that take a value as the next argument.
+const VALUE_OPTIONS: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
+    "--exec-path",
+    "--attr-source",
+];
+
+/// When `command` runs git in a way that can print the content of stored objects (anything
+/// but the uses listed in [`SAFE`], with their content-printing options refused), the git
+/// invocation as text (for the denial's reason), else None.
+pub fn git_prints_objects(command: &str) -> Option<String> {
+    commands::parts(command).into_iter().find_map(|part| {
+        let Part::Run { argv } = part else {
+            return None;
+        };
+        let program = argv.first()?;
+        if program.rsplit('/').next() != Some("git") {
+            return None;
+        }
+        let (sub, args) = subcommand(&argv[1..]);
+        let Some(sub) = sub else {
+            // `git --version`, `git --help`: prints nothing stored.
+            return None;
+        };
+        let summary = args.iter().any(|a| {
+            SUMMARY_ONLY.contains(&a.as_str())
+                || a.starts_with("--stat=")
+                || a.starts_with("--dirstat=")
+        });
+        let content = match sub {
+            "log" | "shortlog" | "rev-list" | "diff" => args.iter().any(|a| prints_content(a)),
+            "commit" | "status" => args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-v" | "--verbose" | "-vv")),
+            _ => false,
+        };
+        let safe = SAFE.contains(&sub)
+            && !content
+            && (sub != "diff" || summary)
+            && !(sub == "branch" && args.iter().any(|a| a.starts_with("--format")));
+        (!safe).then(|| format!("git {sub}"))
+    })
+}
+
+/// git's subcommand (past its global options, however spelled) and the arguments after it.
+fn subcommand(args: &[String]) -> (Option<&str>, &[String]) {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            return (Some(arg.as_str()), &args[i + 1..]);
+        }
+        i += if VALUE_OPTIONS.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    (None, &[])
 }
 
 /// For an argument of git's `<rev>:<path>` form (`HEAD:.env`, `:.env`, `:0:.env`,
@@ -179,6 +204,17 @@ mod tests {
             "git stash show -p",
             "git worktree add $TMPDIR/x",
             "env GIT_PAGER=cat git log -p",
+            "git --no-optional-locks show abc123",
+            "git --namespace=x show abc123",
+            "git --literal-pathspecs cat-file -p abc123",
+            "git --no-replace-objects cat-file blob abc123",
+            "git -C . -c core.pager=cat show HEAD",
+            "git diff --exit-code 4b825dc HEAD",
+            "git tag x abc123 && git for-each-ref '--format=%(raw)'",
+            "git config alias.peek 'cat-file -p' && git peek abc123",
+            "git update-index --cacheinfo 100644,abc123,leak.txt",
+            "git log -G'^KEY=s'",
+            "git diff --check",
         ] {
             assert!(git_prints_objects(command).is_some(), "{command}");
         }
@@ -192,6 +228,8 @@ mod tests {
             "git log --oneline -5",
             "git diff --stat",
             "git diff --name-only HEAD~1",
+            "git --no-pager diff --stat",
+            "git -C sub status",
             "git add -A && git commit -m x",
             "git branch",
             "git rev-parse HEAD",

@@ -82,6 +82,10 @@ pub(crate) fn write_own_index(
     private_tree: Oid,
     head: &Tree<'_>,
 ) -> Result<()> {
+    // The task's git directory is the task's: whatever stands at the index's path or its lock
+    // (a symlink to the user's index, a FIFO) is removed first, never written through.
+    remove_any(own)?;
+    remove_any(&own.with_extension("lock"))?;
     std::fs::copy(private, own).io_ctx("write", own)?;
     if private_tree == head.id() {
         return Ok(());

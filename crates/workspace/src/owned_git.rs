@@ -114,6 +114,13 @@ pub(crate) fn repair_task_git(
             repaired.push(format!("its branch {} was not a commit", spec.branch));
         }
     }
+    let strays = remove_strays(&dir)?;
+    if !strays.is_empty() {
+        repaired.push(format!(
+            "files git would follow elsewhere were removed from its git directory: {}",
+            strays.join(", ")
+        ));
+    }
     let foreign = remove_foreign_refs(&dir, spec.branch)?;
     if !foreign.is_empty() {
         repaired.push(format!(
@@ -126,6 +133,74 @@ pub(crate) fn repair_task_git(
         repaired.push("its .git file was changed".into());
     }
     Ok(repaired)
+}
+
+/// What a task's git directory may hold besides its fixed files: git's own working files and
+/// the objects, refs and logs of the task's commits. Anything else — `commondir`, `gitdir`,
+/// `worktrees/`, `config.worktree`, `shallow`, `info/grafts`, a second object store named by
+/// `objects/info/http-alternates` — could point git (the task's own, or a user's in a terminal)
+/// somewhere else, and `hooks/` would run for a user's own `git commit` in the worktree, so they
+/// are removed after every command. An `index`, `HEAD` or `config` that is not a regular file
+/// goes too.
+const GIT_DIR_ENTRIES: &[&str] = &[
+    "HEAD",
+    "config",
+    "index",
+    "objects",
+    "refs",
+    "logs",
+    "info",
+    "description",
+    "COMMIT_EDITMSG",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "AUTO_MERGE",
+    "REBASE_HEAD",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "packed-refs",
+    "rr-cache",
+    "lost-found",
+    "gc.pid",
+    "gc.log",
+    "bench-shadow-index",
+];
+
+fn remove_strays(dir: &Path) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(removed);
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let regular_file_expected = matches!(name.as_str(), "index" | "HEAD" | "config");
+        let known = GIT_DIR_ENTRIES.contains(&name.as_str())
+            || name.ends_with(".lock")
+            || name.starts_with('.') && name.ends_with(".bosun-tmp");
+        if !known || (regular_file_expected && !meta.is_file()) || meta.file_type().is_symlink() {
+            remove_any(&path)?;
+            removed.push(name);
+        }
+    }
+    for rel in ["info/grafts", "objects/info/http-alternates"] {
+        let path = dir.join(rel);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            remove_any(&path)?;
+            removed.push(rel.to_string());
+        }
+    }
+    removed.sort();
+    Ok(removed)
 }
 
 /// A task writes one branch, its own: any other branch or tag a command made in the task's git

@@ -418,3 +418,59 @@ fn refs_a_command_makes_besides_its_own_branch_are_removed() {
     assert_eq!(git(&other.worktree, &["rev-parse", "HEAD"]).trim(), f.base);
     assert!(git(&f.repo, &["branch", "--list", "evil"]).is_empty());
 }
+
+#[test]
+fn git_files_that_point_elsewhere_are_removed_from_the_task_git_dir() {
+    let f = fixture();
+    let before = user_state(&f.repo);
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let git_dir = task.task_git().git_dir;
+    let user_git = f.repo.join(".git").display().to_string();
+    for (rel, content) in [
+        ("commondir", user_git.as_str()),
+        ("gitdir", "/elsewhere/.git"),
+        ("config.worktree", "[core]\n\tfsmonitor = /bin/false\n"),
+        ("shallow", "0000000000000000000000000000000000000000\n"),
+        ("info/grafts", "x\n"),
+        ("hooks/pre-commit", "#!/bin/sh\necho hi\n"),
+        ("worktrees/x/gitdir", "/elsewhere\n"),
+    ] {
+        write(&git_dir, rel, content);
+    }
+    let repaired = task.verify().unwrap();
+    assert_eq!(repaired.len(), 1, "{repaired:?}");
+    for rel in [
+        "commondir",
+        "gitdir",
+        "config.worktree",
+        "shallow",
+        "info/grafts",
+        "hooks",
+        "worktrees",
+    ] {
+        assert!(!git_dir.join(rel).exists(), "{rel} stayed");
+    }
+    assert_eq!(git(&task.worktree, &["status", "--porcelain"]), "");
+    assert_eq!(user_state(&f.repo), before);
+}
+
+#[test]
+fn a_rebase_does_not_write_the_users_index_through_a_symlinked_task_index() {
+    let f = fixture();
+    let before = user_state(&f.repo);
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    write(&task.worktree, "task.txt", "work\n");
+    task.checkpoint(&ChangeHint::Unknown, "work")
+        .unwrap()
+        .unwrap();
+    let own = task.task_git().git_dir.join("index");
+    std::fs::remove_file(&own).unwrap();
+    std::os::unix::fs::symlink(f.repo.join(".git/index"), &own).unwrap();
+    std::os::unix::fs::symlink(f.repo.join(".git/HEAD"), own.with_extension("lock")).unwrap();
+    let first = git(&f.repo, &["rev-list", "--max-parents=0", "HEAD"])
+        .trim()
+        .to_string();
+    task.rebase(&first).unwrap();
+    assert_eq!(user_state(&f.repo), before, "the user's index and HEAD");
+    assert!(std::fs::symlink_metadata(&own).unwrap().is_file());
+}
