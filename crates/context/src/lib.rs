@@ -40,7 +40,7 @@ pub fn memory_files(worktree: &Path) -> Vec<MemoryFile> {
         if left == 0 {
             break;
         }
-        let Ok(bytes) = fs::read(worktree.join(name)) else {
+        let Some(bytes) = read_in_worktree(worktree, name) else {
             continue;
         };
         let Ok(text) = String::from_utf8(bytes) else {
@@ -59,6 +59,35 @@ pub fn memory_files(worktree: &Path) -> Vec<MemoryFile> {
         });
     }
     found
+}
+
+/// Memory files bigger than this are not read at all (only the cap would be used anyway).
+const MEMORY_READ_LIMIT: u64 = 1 << 20;
+
+/// A regular file at `rel` in the worktree, reached through real directories only: the
+/// worktree is the agent's, so a memory file that is a symlink (to `~/.netrc`, say), sits behind
+/// a symlinked directory, or is a FIFO is not read.
+fn read_in_worktree(worktree: &Path, rel: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut path = worktree.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        path.push(part);
+        let meta = fs::symlink_metadata(&path).ok()?;
+        let last = i + 1 == parts.len();
+        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
+            return None;
+        }
+    }
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&path)
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(MEMORY_READ_LIMIT).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 fn cut_at_char_boundary(text: &str, max: usize) -> (&str, bool) {
@@ -116,6 +145,24 @@ mod tests {
         assert!(p.contains("# Project instructions from AGENTS.md"));
         assert!(p.contains("[… cut; read the file for the rest]"));
         assert!(!p.contains("Use tabs."));
+    }
+
+    #[test]
+    fn a_memory_file_that_links_outside_or_is_not_a_regular_file_is_not_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("netrc"), "machine x password hunter2\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path().join("netrc"), dir.path().join("AGENTS.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".github")).unwrap();
+        std::fs::write(
+            outside.path().join("copilot-instructions.md"),
+            "hunter2 too\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("CLAUDE.md")).unwrap();
+        assert_eq!(memory_files(dir.path()), vec![]);
+        assert!(!system_prompt(dir.path()).contains("hunter2"));
     }
 
     #[test]

@@ -123,6 +123,78 @@ impl GitCall {
     }
 }
 
+/// A spawned git call whose output is collected on threads, so it can be waited for with a
+/// deadline: a call that hangs (a huge tree on a slow disk, anything unforeseen) is killed
+/// rather than holding Bosun forever.
+pub(crate) struct Running {
+    child: std::process::Child,
+    out: Option<std::thread::JoinHandle<Vec<u8>>>,
+    err: Option<std::thread::JoinHandle<Vec<u8>>>,
+}
+
+impl Running {
+    pub fn spawn(mut cmd: Command) -> std::io::Result<Running> {
+        use std::process::Stdio;
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            pipe.map(|mut p| {
+                std::thread::spawn(move || {
+                    let mut buf = Vec::new();
+                    let _ = p.read_to_end(&mut buf);
+                    buf
+                })
+            })
+        };
+        let out = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        );
+        let err = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        );
+        Ok(Running { child, out, err })
+    }
+
+    /// Waits until `deadline`; past it the call is killed and an error says so.
+    pub fn wait(mut self, deadline: std::time::Instant) -> std::io::Result<std::process::Output> {
+        let status = loop {
+            if let Some(status) = self.child.try_wait()? {
+                break status;
+            }
+            if std::time::Instant::now() >= deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "git did not finish in time and was stopped",
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+            h.and_then(|h| h.join().ok()).unwrap_or_default()
+        };
+        Ok(std::process::Output {
+            status,
+            stdout: join(self.out.take()),
+            stderr: join(self.err.take()),
+        })
+    }
+}
+
+/// How long Bosun's own git calls may take: a scan of the worktree, a checkout of a large tree.
+pub(crate) const SCAN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+pub(crate) const CHECKOUT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
+
 /// The user's `core.excludesFile` from their global git configuration, read by libgit2 (which
 /// runs nothing), when it names a file that exists.
 pub(crate) fn user_excludes_file() -> Option<PathBuf> {

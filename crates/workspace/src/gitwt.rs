@@ -6,7 +6,7 @@
 //! blobs hold.
 
 use crate::error::{GitContext, IoContext, Result};
-use crate::git_cli::GitCall;
+use crate::git_cli::{CHECKOUT_TIMEOUT, GitCall, Running};
 use crate::layout::Layout;
 use crate::materialise::switch_files;
 use crate::owned_git::{bosun_git_dir, forget_linked_registration};
@@ -55,13 +55,14 @@ fn checkout_with_git_cli(
     index: &Path,
 ) -> Result<bool> {
     let git_dir = bosun_git_dir(layout, user)?;
-    let output = GitCall::new(&git_dir)
+    let mut cmd = GitCall::new(&git_dir)
         .work_tree(path)
         .index(index)
-        .command()
-        .args(["read-tree", "--reset", "-u"])
-        .arg(tree.to_string())
-        .output();
+        .command();
+    cmd.args(["read-tree", "--reset", "-u"])
+        .arg(tree.to_string());
+    let deadline = std::time::Instant::now() + CHECKOUT_TIMEOUT;
+    let output = Running::spawn(cmd).and_then(|running| running.wait(deadline));
     match output {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e).io_ctx("run `git read-tree` for", path),

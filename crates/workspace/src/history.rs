@@ -67,10 +67,17 @@ impl TaskWorktree {
 
     /// Unified diff text (git style, `a/` and `b/` prefixes), or with `stat` a `git diff --stat`.
     pub fn diff(&self, from: DiffPoint, to: DiffPoint, stat: bool) -> Result<String> {
-        let old = self.tree_at(from)?;
-        let new = self.tree_at(to)?;
-        let mut diff = self
-            .repo
+        // A repository handle whose working directory is the user's checkout: libgit2 reads
+        // diff attributes (`-diff` makes a file "binary") from the working directory, and the
+        // worktree's `.gitattributes` is the agent's, which must not hide a change.
+        let repo = crate::task::open_user_repo(&self.repo_root)?;
+        let old = repo
+            .find_tree(self.tree_at(from)?.id())
+            .git_ctx("reading a checkpoint")?;
+        let new = repo
+            .find_tree(self.tree_at(to)?.id())
+            .git_ctx("reading a checkpoint")?;
+        let mut diff = repo
             .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut DiffOptions::new()))
             .git_ctx("diffing two checkpoints")?;
         diff.find_similar(Some(DiffFindOptions::new().renames(true)))

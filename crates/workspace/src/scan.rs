@@ -10,7 +10,7 @@
 use crate::blobs::Blobs;
 use crate::entry::{git_mode, index_entry, lstat, normalise};
 use crate::error::{GitContext, IoContext, Result};
-use crate::git_cli::{GitCall, user_excludes_file};
+use crate::git_cli::{GitCall, Running, SCAN_TIMEOUT, user_excludes_file};
 use crate::safe_fs;
 use crate::tree_edit::Change;
 use git2::{
@@ -246,22 +246,20 @@ pub(crate) fn candidates_from_git(
 ) -> Option<Vec<String>> {
     let excludes = user_excludes_file();
     let git = |args: &[&str]| {
-        GitCall::new(git_dir)
+        let mut cmd = GitCall::new(git_dir)
             .work_tree(worktree)
             .index(index_file)
             .excludes_file(excludes.clone())
-            .command()
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok()
+            .command();
+        cmd.args(args);
+        Running::spawn(cmd).ok()
     };
+    let deadline = std::time::Instant::now() + SCAN_TIMEOUT;
     let modified = git(&["diff-files", "--name-only", "-z", "--ignore-submodules"])?;
     let untracked = git(&["ls-files", "--others", "--exclude-standard", "-z"])?;
     let mut paths = Vec::new();
     for child in [modified, untracked] {
-        let output = child.wait_with_output().ok()?;
+        let output = child.wait(deadline).ok()?;
         if !output.status.success() {
             return None;
         }

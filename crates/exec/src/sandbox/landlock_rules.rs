@@ -145,13 +145,17 @@ pub(crate) fn restrict(policy: &SandboxPolicy, cut_tcp: bool) -> Result<(), Sand
         }
     }
     let read_only = resolve(&policy.read_only_paths);
+    // No FIFOs or device nodes in writable places: Bosun reads files there between commands
+    // (`.gitignore`, `AGENTS.md`, checkpointed files), and a FIFO would hang it. Sockets stay
+    // (servers inside the worktree are ordinary), and so does everything else.
+    let writable = fs_all & !(AccessFs::MakeFifo | AccessFs::MakeChar | AccessFs::MakeBlock);
     for path in resolve(&policy.write_paths) {
         if read_only.iter().any(|r| r == &path || r.starts_with(&path)) {
             // A write path that contains (or is) a read-only path: granting it would make the
             // read-only path writable, so it is only readable.
             continue;
         }
-        rules.push((path, fs_all));
+        rules.push((path, writable));
     }
     for dev in DEVICE_FILES {
         rules.push((PathBuf::from(dev), device & AccessFs::from_file(TARGET)));

@@ -367,3 +367,27 @@ async fn the_task_policy_opens_only_the_task_s_own_git_state() {
         }
     );
 }
+
+/// A FIFO where Bosun reads files between commands (`.gitignore`, `AGENTS.md`) would hang it.
+#[tokio::test]
+async fn a_fifo_cannot_be_made_in_the_worktree_or_the_temp_dir() {
+    let Some(fx) = Fixture::new() else { return };
+    let (outcome, text) = fx
+        .run("mkdir -p sub && mkfifo sub/.gitignore; mkfifo \"$TMPDIR/pipe\"; python3 -c 'import os; os.mkfifo(\"AGENTS.md\")'; ls -la")
+        .await;
+    assert!(outcome.exit_code.is_some(), "{text}");
+    for path in [
+        fx.worktree.join(".gitignore"),
+        fx.temp.join("pipe"),
+        fx.worktree.join("AGENTS.md"),
+    ] {
+        let made = std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_fifo(&m.file_type()));
+        assert!(!made, "{} is a FIFO: {text}", path.display());
+    }
+    // Ordinary files, directories and pipes between processes still work.
+    let (outcome, text) = fx
+        .run("echo a | cat > ok.txt && mkdir d && cat ok.txt")
+        .await;
+    assert!(outcome.success(), "{text}");
+}

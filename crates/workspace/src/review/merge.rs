@@ -338,7 +338,9 @@ impl TaskHistory {
             .iter()
             .filter_map(|name| name.ok().flatten())
             .filter_map(|name| self.repo.find_worktree(name).ok())
-            .filter_map(|wt| Repository::open(wt.path()).ok())
+            // Opened from its admin directory in the user's `.git`, never through the `.git`
+            // file in the worktree (an old Bosun task worktree's is the agent's).
+            .filter_map(|wt| Repository::open_from_worktree(&wt).ok())
             .find(|repo| holds(repo))
     }
 }

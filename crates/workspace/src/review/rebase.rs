@@ -6,7 +6,7 @@ use super::text::is_binary;
 use crate::error::{GitContext, Result, WorkspaceError};
 use crate::layout::write_atomic;
 use crate::materialise::switch_files;
-use crate::task::{ChangeHint, TaskWorktree, tree_of};
+use crate::task::{ChangeHint, TaskWorktree, open_user_repo, tree_of};
 use crate::{gitwt, owned_git};
 use git2::{IndexEntry, MergeFileInput, MergeFileOptions, Oid, Repository};
 use std::collections::BTreeSet;
@@ -38,7 +38,11 @@ impl TaskWorktree {
             return Ok(rebased);
         }
         let latest = self.tree_of_latest()?.id();
-        let (result, conflicts) = merge_three(&self.repo, old_base, new_base, latest)?;
+        // Merged on a handle whose working directory is the user's checkout: merge attributes
+        // (`merge=union`) come from there, not from the agent's `.gitattributes`.
+        let user = open_user_repo(&self.repo_root)?;
+        let (result, conflicts) = merge_three(&user, old_base, new_base, latest)?;
+        drop(user);
         rebased.conflicts = conflicts;
         let mut index = self.load_index()?;
         let paths = {

@@ -474,3 +474,45 @@ fn a_rebase_does_not_write_the_users_index_through_a_symlinked_task_index() {
     assert_eq!(user_state(&f.repo), before, "the user's index and HEAD");
     assert!(std::fs::symlink_metadata(&own).unwrap().is_file());
 }
+
+#[test]
+fn task_attributes_cannot_hide_a_change_from_the_diff_or_steer_a_rebase_merge() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    write(&wt, ".gitattributes", "* -diff merge=union\n");
+    write(
+        &wt,
+        "src/lib.rs",
+        "pub fn one() -> u32 { 111 }\npub fn two() -> u32 { 2 }\n",
+    );
+    task.checkpoint(&ChangeHint::Unknown, "edit")
+        .unwrap()
+        .unwrap();
+    let diff = task
+        .diff(DiffPoint::Base, DiffPoint::Latest, false)
+        .unwrap();
+    assert!(diff.contains("+pub fn one() -> u32 { 111 }"), "{diff}");
+    assert!(!diff.contains("Binary files"), "{diff}");
+    // The user changes the same line on a branch; a rebase must conflict, not union both sides.
+    let user_wt = tempfile::tempdir().unwrap();
+    let at = user_wt.path().join("wt");
+    let at_str = at.to_str().unwrap().to_string();
+    git(
+        &f.repo,
+        &["worktree", "add", "-q", "-b", "feature", &at_str, "main"],
+    );
+    write(
+        &at,
+        "src/lib.rs",
+        "pub fn one() -> u32 { 999 }\npub fn two() -> u32 { 2 }\n",
+    );
+    git(&at, &["commit", "-qam", "user change"]);
+    let rebased = task.rebase("feature").unwrap();
+    assert_eq!(rebased.conflicts, vec!["src/lib.rs".to_string()]);
+    let text = std::fs::read_to_string(wt.join("src/lib.rs")).unwrap();
+    assert!(
+        text.contains("<<<<<<<") && text.contains(">>>>>>>"),
+        "{text}"
+    );
+}
