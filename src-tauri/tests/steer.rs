@@ -75,7 +75,7 @@ async fn a_follow_up_continues_a_completed_task_with_its_conversation_and_a_resu
         .unwrap();
 
     let task = engine.start(request(&repo, &mock)).await.unwrap();
-    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Completed);
+    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Answered);
     idle(&engine).await;
 
     // A follow-up: the same task runs again in the app, and the model sees the whole conversation.
@@ -85,7 +85,7 @@ async fn a_follow_up_continues_a_completed_task_with_its_conversation_and_a_resu
         .await
         .unwrap();
     assert_eq!(again, task);
-    assert_eq!(finished(&reader, &task, 2).await, TaskStatus::Completed);
+    assert_eq!(finished(&reader, &task, 2).await, TaskStatus::Answered);
     let bodies: Vec<String> = mock
         .model_requests()
         .iter()
@@ -96,9 +96,9 @@ async fn a_follow_up_continues_a_completed_task_with_its_conversation_and_a_resu
         assert!(bodies[1].contains(said), "{said:?} missing: {}", bodies[1]);
     }
     idle(&engine).await;
-    assert_eq!(reader.task(&task).unwrap().status, TaskStatus::Completed);
+    assert_eq!(reader.task(&task).unwrap().status, TaskStatus::Answered);
 
-    // Stopped while it waits for an approval, then resumed: it runs again and completes.
+    // Stopped while it waits for an approval, then resumed: it runs again and answers (nothing was changed).
     mock.push(MockReply::tool_call(
         "call_a",
         "run_command",
@@ -119,7 +119,7 @@ async fn a_follow_up_continues_a_completed_task_with_its_conversation_and_a_resu
 
     mock.push(MockReply::text("Picked up where I stopped."));
     engine.continue_task(task.clone(), None).await.unwrap();
-    assert_eq!(finished(&reader, &task, 4).await, TaskStatus::Completed);
+    assert_eq!(finished(&reader, &task, 4).await, TaskStatus::Answered);
     let resumed: Vec<ResumeKind> = reader
         .events(&task, 0, 10_000)
         .unwrap()
@@ -181,7 +181,7 @@ async fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
     let mut started_with_two = request(&repo, &mock);
     started_with_two.max_steps = Some(2);
     let task = engine.start(started_with_two).await.unwrap();
-    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Completed);
+    assert_eq!(finished(&reader, &task, 1).await, TaskStatus::Answered);
     idle(&engine).await;
 
     // The follow-up would go on planning forever: it is stopped after 2 model requests, not 100.

@@ -1,6 +1,7 @@
 //! `bosun`: run agent tasks headless and inspect what they did.
 
 mod commands;
+mod exit;
 mod render;
 
 use bosun_core::review::Verdict;
@@ -38,6 +39,10 @@ enum Command {
     Tasks {
         #[arg(long)]
         json: bool,
+        /// Only tasks with this status (repeat or comma-separate for several): running,
+        /// completed, answered, failed, checks_failed, budget_exceeded, max_steps, interrupted
+        #[arg(long, value_delimiter = ',')]
+        status: Vec<String>,
     },
     /// Show a task's transcript and events
     Show {
@@ -168,7 +173,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Continue { args, prompt } => commands::run::continue_or_resume(args, Some(prompt)),
         Command::Resume(args) => commands::run::continue_or_resume(args, None),
-        Command::Tasks { json } => commands::inspect::tasks(json),
+        Command::Tasks { json, status } => commands::inspect::tasks(json, &status),
         Command::Show { task, json } => commands::inspect::show(&task, json),
         Command::Checkpoints { task, json } => commands::inspect::checkpoints(&task, json),
         Command::Diff {
@@ -212,7 +217,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("bosun: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(exit::for_error(&e))
         }
     }
 }

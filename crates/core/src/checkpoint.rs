@@ -8,12 +8,18 @@ use bosun_workspace::{ChangeHint, TaskWorktree};
 /// Owns the task's worktree between tool calls; git work runs on the blocking pool.
 pub struct Checkpointer {
     worktree: Option<TaskWorktree>,
+    /// Checkpoints written in this run of the task: whether it changed anything.
+    created: u32,
+    /// A resumed task continues the same run: what it changed before the crash counts.
+    changed_before: bool,
 }
 
 impl Checkpointer {
-    pub fn new(worktree: TaskWorktree) -> Self {
+    pub fn new(worktree: TaskWorktree, changed_before: bool) -> Self {
         Checkpointer {
             worktree: Some(worktree),
+            created: 0,
+            changed_before,
         }
     }
 
@@ -54,6 +60,7 @@ impl Checkpointer {
             .on_worktree("checkpoint", move |wt| wt.checkpoint(&hint, &message))
             .await?;
         if let Some(cp) = checkpoint {
+            self.created += 1;
             emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
                 checkpoint: cp.n,
                 commit: cp.commit,
@@ -62,6 +69,12 @@ impl Checkpointer {
             }))?;
         }
         Ok(())
+    }
+
+    /// Whether this run of the task changed the worktree (wrote any checkpoint; for a resumed
+    /// task, before the crash too).
+    pub fn changed_anything(&self) -> bool {
+        self.created > 0 || self.changed_before
     }
 
     /// Puts back whatever a command changed of the worktree's git wiring (its `.git` file, its

@@ -189,6 +189,9 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
             .with_redaction(Arc::clone(&redaction)),
     );
     let (restored_checkpoint, restored_files, new_checkpoint) = restored;
+    // A resume continues the interrupted run, so what it changed before counts as evidence; a
+    // follow-up is a new run that must change something itself to be `completed`.
+    let changed_before = resume && (restored_checkpoint.is_some() || new_checkpoint.is_some());
     if let Some(cp) = new_checkpoint {
         emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
             checkpoint: cp.n,
@@ -246,6 +249,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         spent_usd: row.cost_usd,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
+        changed_before,
     }
     .start(messages)
 }

@@ -180,6 +180,7 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         spent_usd: 0.0,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
+        changed_before: false,
     };
     launch.start(vec![ChatMessage::User { content: prompt }])
 }
@@ -202,6 +203,8 @@ pub(crate) struct Launch {
     pub spent_usd: f64,
     pub sandbox: bool,
     pub env_remove: Vec<String>,
+    /// A resumed task continues its interrupted run: whether that run already changed files.
+    pub changed_before: bool,
 }
 
 impl Launch {
@@ -223,6 +226,7 @@ impl Launch {
             spent_usd,
             sandbox,
             env_remove,
+            changed_before,
         } = self;
         // The task's git paths come from the workspace crate, which knows them (a worktree's
         // own `.git` file is written by the agent and is never read for this).
@@ -303,7 +307,7 @@ impl Launch {
         let run = TaskRun {
             worktree_path: worktree.worktree.clone(),
             committed_secrets,
-            checkpointer: Checkpointer::new(worktree),
+            checkpointer: Checkpointer::new(worktree, changed_before),
             client,
             registry: ToolRegistry::builtin(),
             policy: RwLock::new(policy),
@@ -393,6 +397,11 @@ impl TaskRun {
                 code: e.code().into(),
                 message: format!("the final checkpoint failed: {e}"),
             }));
+        }
+        // "Completed" needs evidence: a task that changed nothing only answered.
+        let mut outcome = outcome;
+        if outcome.status == TaskStatus::Completed && !self.checkpointer.changed_anything() {
+            outcome.status = TaskStatus::Answered;
         }
         self.emitter.emit(EventMsg::TaskFinished(TaskFinished {
             status: outcome.status,

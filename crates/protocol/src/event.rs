@@ -304,8 +304,15 @@ pub struct ModelRetry {
 pub enum TaskStatus {
     /// Not finished yet (only in the journal's task table, never in `task_finished`).
     Running,
+    /// Finished with evidence: the task changed the worktree (and, once checks exist, they
+    /// pass).
     Completed,
+    /// The model answered and the task changed nothing: a question answered, or work claimed
+    /// but never done. Never reported as `completed`.
+    Answered,
     Failed,
+    /// The task changed files but the project's required checks fail.
+    ChecksFailed,
     /// Stopped by the user, or found unfinished after its process died.
     Interrupted,
     BudgetExceeded,
@@ -317,18 +324,34 @@ impl TaskStatus {
         match self {
             TaskStatus::Running => "running",
             TaskStatus::Completed => "completed",
+            TaskStatus::Answered => "answered",
             TaskStatus::Failed => "failed",
+            TaskStatus::ChecksFailed => "checks_failed",
             TaskStatus::Interrupted => "interrupted",
             TaskStatus::BudgetExceeded => "budget_exceeded",
             TaskStatus::MaxSteps => "max_steps",
         }
     }
 
+    /// Every status, in the order the README's table lists them.
+    pub const ALL: [TaskStatus; 8] = [
+        TaskStatus::Running,
+        TaskStatus::Completed,
+        TaskStatus::Answered,
+        TaskStatus::Failed,
+        TaskStatus::ChecksFailed,
+        TaskStatus::BudgetExceeded,
+        TaskStatus::MaxSteps,
+        TaskStatus::Interrupted,
+    ];
+
     pub fn parse(s: &str) -> Option<TaskStatus> {
         Some(match s {
             "running" => TaskStatus::Running,
             "completed" => TaskStatus::Completed,
+            "answered" => TaskStatus::Answered,
             "failed" => TaskStatus::Failed,
+            "checks_failed" => TaskStatus::ChecksFailed,
             "interrupted" => TaskStatus::Interrupted,
             "budget_exceeded" => TaskStatus::BudgetExceeded,
             "max_steps" => TaskStatus::MaxSteps,

@@ -1,5 +1,6 @@
 use super::{find_task, open_store};
 use crate::render::Transcript;
+use bosun_protocol::TaskStatus;
 use bosun_store::TaskRow;
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,10 +24,29 @@ fn short(s: &str, max: usize) -> String {
     }
 }
 
-pub fn tasks(json: bool) -> anyhow::Result<ExitCode> {
+/// `--status` values, each one of the task statuses; anything else is an error naming them.
+fn parse_statuses(given: &[String]) -> anyhow::Result<Vec<TaskStatus>> {
+    given
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            TaskStatus::parse(s).ok_or_else(|| {
+                let all: Vec<&str> = TaskStatus::ALL.iter().map(|t| t.as_str()).collect();
+                anyhow::anyhow!("unknown status {s:?}: use one of {}", all.join(", "))
+            })
+        })
+        .collect()
+}
+
+pub fn tasks(json: bool, statuses: &[String]) -> anyhow::Result<ExitCode> {
+    let wanted = parse_statuses(statuses)?;
     let store = open_store()?;
     store.reconcile_interrupted()?;
-    let tasks = store.tasks()?;
+    let mut tasks = store.tasks()?;
+    if !wanted.is_empty() {
+        tasks.retain(|t| wanted.contains(&t.status));
+    }
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &tasks)?;

@@ -376,13 +376,17 @@ impl StopSignals {
     }
 }
 
-/// 0 when completed; non-zero, and distinct per reason, otherwise.
+/// The exit code of `bosun run`/`continue`/`resume` for a task's final status (the README's
+/// table): 0 completed, 1 failed, 3 budget_exceeded, 4 max_steps, 5 checks_failed, 6 answered
+/// (nothing changed), 130 interrupted. 2 is for usage errors, before any task runs.
 pub fn exit_code(status: TaskStatus) -> u8 {
     match status {
         TaskStatus::Completed => 0,
         TaskStatus::Failed | TaskStatus::Running => 1,
         TaskStatus::BudgetExceeded => 3,
         TaskStatus::MaxSteps => 4,
+        TaskStatus::ChecksFailed => 5,
+        TaskStatus::Answered => 6,
         TaskStatus::Interrupted => 130,
     }
 }

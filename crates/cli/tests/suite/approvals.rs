@@ -159,8 +159,9 @@ fn deny_with_a_note_tells_the_model_and_the_loop_continues() {
         &[],
         |req| json!({"approval_id": req.approval_id, "decision": "deny", "note": "use the Makefile instead"}),
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    assert_eq!(run.finished().0, TaskStatus::Completed);
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Answered);
     assert_eq!(run.tool_ends()[0].status, ToolCallStatus::Denied);
     assert!(!run.worktree().join("one.txt").exists());
     let reqs = server.requests();
@@ -255,7 +256,8 @@ fn a_denied_command_never_asks_and_yes_does_not_override_it() {
     let run = run_answering(&env, &server, "push", &["--yes"], |_| {
         panic!("a deny never asks")
     });
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let end = &run.tool_ends()[0];
     assert_eq!(end.status, ToolCallStatus::Denied);
     let why = end.error.clone().unwrap_or_default();

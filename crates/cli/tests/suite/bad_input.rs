@@ -45,8 +45,9 @@ fn malformed_unknown_and_refused_calls_go_back_to_the_model() {
     ])
     .unwrap();
     let run = env.run(&server, "try bad things", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    assert_eq!(run.finished().0, TaskStatus::Completed);
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Answered);
     let ends = run.tool_ends();
     assert_eq!(ends.len(), 6);
     assert!(
@@ -104,7 +105,8 @@ fn a_binary_file_is_reported_not_dumped() {
     ])
     .unwrap();
     let run = env.run(&server, "read the blob", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let said = tool_result_text(&server, 1, "r");
     assert!(said.to_lowercase().contains("binary"), "{said}");
     assert!(
@@ -127,7 +129,7 @@ fn a_100_mb_command_output_is_truncated_for_the_model_and_capped_in_the_journal(
     ])
     .unwrap();
     let run = env.run(&server, "print a lot", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let said = tool_result_text(&server, 1, "big");
     assert!(said.len() < 64 * 1024, "model got {} bytes", said.len());
     assert!(said.contains("THE-END"), "the tail is kept");
@@ -169,7 +171,7 @@ fn a_command_that_runs_too_long_is_killed_with_its_children() {
     ])
     .unwrap();
     let run = env.run(&server, "wait", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let end = run.tool_ends()[0].clone();
     assert_eq!(end.status, ToolCallStatus::TimedOut);
     let ps = std::process::Command::new("pgrep")

@@ -175,7 +175,8 @@ fn the_users_head_is_not_moved_through_a_recycled_worktree() {
     ])
     .unwrap();
     let first = env.run(&server, "re-point the worktree", &[]);
-    assert_eq!(first.code(), Some(0), "{}", first.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(first.code(), Some(6), "{}", first.stderr());
     // The next task recycles that worktree.
     let server = MockModelServer::start_blocking(vec![
         tools(vec![call(
@@ -187,8 +188,8 @@ fn the_users_head_is_not_moved_through_a_recycled_worktree() {
     ])
     .unwrap();
     let second = env.run(&server, "work", &[]);
-    assert_eq!(second.code(), Some(0), "{}", second.stderr());
-    assert_eq!(second.finished().0, TaskStatus::Completed);
+    assert_eq!(second.code(), Some(6), "{}", second.stderr());
+    assert_eq!(second.finished().0, TaskStatus::Answered);
     assert_eq!(
         checkout_state(&env.repo),
         before,
@@ -232,7 +233,8 @@ fn a_read_denied_path_cannot_be_printed_from_the_object_store() {
     ));
     let server = MockModelServer::start_blocking(vec![tools(calls), text("done")]).unwrap();
     let run = env.run(&server, "look for secrets", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let warning = run
         .events
         .iter()

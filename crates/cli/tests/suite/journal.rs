@@ -19,7 +19,8 @@ fn show_replays_exactly_what_run_printed() {
     ])
     .unwrap();
     let run = env.run(&server, "plan it", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     assert!(run.kinds().contains(&"plan_updated"));
     let out = env
         .bosun()
@@ -36,12 +37,12 @@ fn show_replays_exactly_what_run_printed() {
     let (ok, text, _) = env.text(&["show", &run.task_id()]);
     assert!(ok);
     assert!(
-        text.contains("plan it") && text.contains("[~] look") && text.contains("completed"),
+        text.contains("plan it") && text.contains("[~] look") && text.contains("answered"),
         "{text}"
     );
     let (ok, list, _) = env.text(&["tasks"]);
     assert!(
-        ok && list.contains(&run.task_id()) && list.contains("completed"),
+        ok && list.contains(&run.task_id()) && list.contains("answered"),
         "{list}"
     );
 }
@@ -105,7 +106,8 @@ fn an_api_key_reaches_the_server_but_never_the_journal_output_or_commands() {
         &["--api-key-env", "MY_PROVIDER_KEY"],
         &[("MY_PROVIDER_KEY", secret)],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let out = &run.output;
     let auth = server.requests()[0]
         .headers

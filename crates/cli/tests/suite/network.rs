@@ -154,7 +154,8 @@ fn a_command_reaches_named_hosts_through_the_proxy_and_asks_for_others() {
             }
         },
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     assert_eq!(
         asked,
         ["new.test", "denied.test", "once.test"].map(|h| (
@@ -262,7 +263,7 @@ fn yes_approves_a_host_like_any_ask() {
         &["--mode", "ask", "--yes"],
         &[("BOSUN_PROXY_RESOLVE", &resolve(web))],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let by: Vec<String> = run
         .events
         .iter()
@@ -366,7 +367,7 @@ fn the_proxy_is_the_only_way_out_tls_tunnels_through_and_ip_literals_are_refused
         &["--mode", "full-auto"],
         &[("BOSUN_PROXY_RESOLVE", &resolve(web))],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let direct = tool_result(&server, "direct");
     assert!(
         !direct.contains("served") && !direct.contains("exit=0"),

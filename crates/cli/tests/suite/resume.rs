@@ -190,7 +190,8 @@ fn the_cost_limit_covers_the_whole_task_across_a_follow_up() {
         "--max-cost-usd",
         "0.4",
     ]);
-    assert_eq!(first.code(), Some(0), "{}", first.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(first.code(), Some(6), "{}", first.stderr());
     server.push(pricey(text("second answer")));
     let out = env
         .bosun()
@@ -232,7 +233,8 @@ fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
     };
     let server = MockModelServer::start_blocking(vec![text("Nothing to do.")]).unwrap();
     let first = env.run(&server, "look", &["--max-steps", "2"]);
-    assert_eq!(first.code(), Some(0), "{}", first.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(first.code(), Some(6), "{}", first.stderr());
     for _ in 0..5 {
         server.push(plan());
     }

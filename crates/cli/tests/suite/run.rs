@@ -158,7 +158,8 @@ fn the_first_request_is_lean() {
     let env = Env::new();
     let server = MockModelServer::start_blocking(vec![text("ok")]).unwrap();
     let run = env.run(&server, "say ok", &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let body = serde_json::to_string(&server.requests()[0].body).unwrap();
     assert!(
         body.len() < 8 * 1024,
@@ -217,7 +218,8 @@ fn anthropic_wire_format_pairs_tool_use_ids_and_counts_cache_tokens() {
         "--model",
         "claude-sonnet-4-5",
     ]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // 6: answered, the task changed nothing.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
     let reqs = server.requests();
     assert_eq!(reqs[0].path, "/v1/messages");
     let msgs = reqs[1].body["messages"].as_array().unwrap();
@@ -343,4 +345,102 @@ fn an_unknown_model_is_priced_zero_and_marked_unknown() {
     assert_eq!(usage.cost_usd, 0.0);
     let tasks = env.json(&["tasks", "--json"]);
     assert_eq!(tasks[0]["priced"], json!(false));
+}
+
+#[test]
+fn a_task_that_changed_nothing_is_answered_not_completed() {
+    let env = Env::new();
+    // The model claims work it never did: no tool call, nothing changed.
+    let server =
+        MockModelServer::start_blocking(vec![text("I installed pytest and all 12 tests pass.")])
+            .unwrap();
+    let run = env.run(&server, "make the tests pass", &[]);
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    assert_eq!(
+        run.finished(),
+        (
+            TaskStatus::Answered,
+            "I installed pytest and all 12 tests pass.".into()
+        )
+    );
+    let (ok, list, _) = env.text(&["tasks"]);
+    assert!(ok && list.contains("answered"), "{list}");
+}
+
+/// The README's exit-code table, row by row, for what a user types (budget_exceeded,
+/// max_steps and interrupted have their own tests beside their features).
+#[test]
+fn each_outcome_has_its_exit_code_and_tasks_filter_by_status() {
+    let env = Env::new();
+    let completed = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "a.txt", "content": "a\n"}),
+        )]),
+        text("wrote a.txt"),
+    ])
+    .unwrap();
+    assert_eq!(env.run(&completed, "write", &[]).code(), Some(0));
+    let answered = MockModelServer::start_blocking(vec![text("nothing to do")]).unwrap();
+    assert_eq!(env.run(&answered, "ask", &[]).code(), Some(6));
+    let failing =
+        MockModelServer::start_blocking(vec![MockReply::status(400, "bad request")]).unwrap();
+    let failed = env.run(&failing, "fail", &[]);
+    assert_eq!(failed.code(), Some(1), "{}", failed.stderr());
+    assert_eq!(failed.finished().0, TaskStatus::Failed);
+
+    // --status filters, one or several, and an unknown one names the statuses.
+    let ids = |args: &[&str]| -> Vec<String> {
+        let v = env.json(args);
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["status"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&["tasks", "--json", "--status", "answered"]),
+        ["answered"]
+    );
+    let mut two = ids(&["tasks", "--json", "--status", "completed,failed"]);
+    two.sort();
+    assert_eq!(two, ["completed", "failed"]);
+    assert_eq!(
+        ids(&["tasks", "--json", "--status", "checks_failed"]),
+        Vec::<String>::new()
+    );
+    let (ok, _, err) = env.text(&["tasks", "--status", "done"]);
+    assert!(
+        !ok && err.contains("unknown status \"done\"") && err.contains("answered"),
+        "{err}"
+    );
+    let code = env
+        .bosun()
+        .args(["tasks", "--status", "done"])
+        .status()
+        .unwrap()
+        .code();
+    assert_eq!(
+        code,
+        Some(2),
+        "a status that matches nothing is a usage error"
+    );
+
+    // Outside a task: a name that matches nothing is 2, Bosun's own failure is 1.
+    let code = env
+        .bosun()
+        .args(["show", "nosuchtask"])
+        .status()
+        .unwrap()
+        .code();
+    assert_eq!(code, Some(2));
+    std::fs::write(env.home.join("bosun.db"), b"this is not a journal").unwrap();
+    let out = env.bosun().args(["tasks"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -69,3 +69,21 @@ describe("a task's elapsed time in the sidebar", () => {
     expect(elapsed(root, "t0")).toBe("9m 00s");
   });
 });
+
+describe("every task status in the sidebar", () => {
+  it("has a label and a tone of its own, answered set apart from completed", () => {
+    const statuses = ["running", "completed", "answered", "failed", "checks_failed", "budget_exceeded", "max_steps", "interrupted"];
+    const root = show(TaskListItem, { task: task({ status: "answered", finished_at: at(5).toISOString() }), now: at(10), onselect: () => {} });
+    const badge = root.querySelector<HTMLElement>(".badge[data-status]");
+    expect(badge?.dataset.status).toBe("answered");
+    expect(badge?.getAttribute("title")).toBe("Answered");
+    expect(badge?.classList.contains("quiet")).toBe(true);
+    for (const status of statuses) {
+      unmount(app!);
+      document.body.innerHTML = "";
+      const r = show(TaskListItem, { task: task({ status: status as TaskRow["status"] }), now: at(10), onselect: () => {} });
+      const b = r.querySelector<HTMLElement>(".badge[data-status]");
+      expect(b?.getAttribute("title"), status).not.toBe(status);
+    }
+  });
+});

@@ -71,7 +71,9 @@ export function elapsedMs(fromIso: string | null, toIso: string | null, now: Dat
 export const statusLabel: Record<string, string> = {
   running: "Running",
   completed: "Completed",
+  answered: "Answered",
   failed: "Failed",
+  checks_failed: "Checks failed",
   interrupted: "Interrupted",
   budget_exceeded: "Budget exceeded",
   max_steps: "Step limit",
