@@ -11,7 +11,7 @@ use bosun_protocol::{ApprovalAnswer, EventMsg, Op, TaskId};
 use bosun_store::Store;
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
@@ -246,8 +246,7 @@ impl Engine {
                 "say what the agent should do: the prompt is empty",
             ));
         }
-        let max_steps = req.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-        if max_steps == 0 {
+        if req.max_steps == Some(0) {
             return Err(bad_request("max steps must be at least 1"));
         }
         if let Some(max) = req.max_cost_usd
@@ -257,6 +256,26 @@ impl Engine {
                 "max cost must be a non-negative number of dollars",
             ));
         }
+        // Limits the form leaves empty come from the repository's settings (README).
+        let settings = bosun_workspace::resolve_repo(Path::new(req.repo.trim()))
+            .map_err(|e| IpcError::new("start_failed", e.to_string()))
+            .and_then(|root| {
+                let config =
+                    BosunConfig::load(&self.home).map_err(|e| bad_request(e.to_string()))?;
+                bosun_core::repo_settings::effective(
+                    &config,
+                    &root,
+                    &bosun_core::repo_settings::Explicit {
+                        provider: None,
+                        max_steps: req.max_steps,
+                        max_cost_usd: req.max_cost_usd,
+                    },
+                    DEFAULT_MAX_STEPS,
+                )
+                .map_err(|e| bad_request(e.to_string()))
+            })?;
+        let max_steps = settings.max_steps.value;
+        let max_cost_usd = settings.max_cost_usd.map(|c| c.value);
         let named = matches!(req.provider, ProviderChoice::Named { .. });
         let (name, entry) = match req.provider {
             ProviderChoice::Inline {
@@ -317,7 +336,7 @@ impl Engine {
             base: req.base.filter(|b| !b.trim().is_empty()),
             provider,
             max_steps,
-            max_cost_usd: req.max_cost_usd,
+            max_cost_usd,
             policy_file: None,
             mode: req.mode,
             api_key_env: entry.api_key_env.clone(),

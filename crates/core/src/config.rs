@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BosunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,6 +34,15 @@ pub struct BosunConfig {
     pub default_mode: Option<String>,
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderEntry>,
+    /// Model requests a new task may make, in every repository (see [`crate::repo_settings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+    /// The most a new task may cost, in US dollars, in every repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// Settings per repository, keyed by its path as `task_started.repo` shows it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repos: BTreeMap<String, crate::repo_settings::RepoSettings>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]

@@ -17,6 +17,7 @@ mod error;
 mod policy_files;
 mod preview;
 mod redaction;
+pub mod repo_settings;
 mod resume;
 pub mod review;
 mod sandboxing;

@@ -450,8 +450,9 @@ impl TaskRun {
                 return Ok(TaskOutcome {
                     status: TaskStatus::MaxSteps,
                     summary: format!(
-                        "stopped after {} model requests (the step limit; raise it with --max-steps)",
-                        self.budget.max_steps()
+                        "stopped after {} model request{} (the step limit; raise it with --max-steps or max_steps in config.toml)",
+                        self.budget.max_steps(),
+                        if self.budget.max_steps() == 1 { "" } else { "s" }
                     ),
                 });
             }

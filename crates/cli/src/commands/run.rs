@@ -41,7 +41,7 @@ pub struct ContinueArgs {
 }
 
 /// How a task runs: the model, limits, policy, approvals, output.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct SessionArgs {
     /// A provider from $BOSUN_HOME/config.toml
     #[arg(long, conflicts_with_all = ["api", "base_url"])]
@@ -158,7 +158,11 @@ struct Session {
     store: Arc<bosun_store::Store>,
 }
 
-fn session(args: &SessionArgs, recorded: Option<&Recorded>) -> anyhow::Result<Session> {
+fn session(
+    args: &SessionArgs,
+    recorded: Option<&Recorded>,
+    repo_provider: Option<String>,
+) -> anyhow::Result<Session> {
     if let Some(max) = args.max_cost_usd
         && !(max.is_finite() && max >= 0.0)
     {
@@ -169,7 +173,15 @@ fn session(args: &SessionArgs, recorded: Option<&Recorded>) -> anyhow::Result<Se
     }
     let home = crate::home();
     let config = BosunConfig::load(&home)?;
-    let (name, entry) = provider_entry(args, &config, recorded)?;
+    let (name, entry) = match (&args.provider, &args.api, repo_provider) {
+        // The repository's own provider ([repos."…"] provider) when no flag names one.
+        (None, None, Some(repo)) if recorded.is_none() => {
+            let mut with = args.clone();
+            with.provider = Some(repo);
+            provider_entry(&with, &config, recorded)?
+        }
+        _ => provider_entry(args, &config, recorded)?,
+    };
     let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
     let mut env_remove =
         secret_env_names(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
@@ -194,16 +206,32 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let s = session(&args.session, None)?;
     let a = &args.session;
+    let home = crate::home();
+    let root = bosun_workspace::resolve_repo(&args.repo)?;
+    let settings = bosun_core::repo_settings::effective(
+        &BosunConfig::load(&home)?,
+        &root,
+        &bosun_core::repo_settings::Explicit {
+            provider: a.provider.clone(),
+            max_steps: a.max_steps,
+            max_cost_usd: a.max_cost_usd,
+        },
+        DEFAULT_MAX_STEPS,
+    )?;
+    let repo_provider = settings
+        .provider
+        .filter(|p| p.source.starts_with("config.toml [repos."))
+        .map(|p| p.value);
+    let s = session(a, None, repo_provider)?;
     let spec = TaskSpec {
         home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),
         base: args.base.clone(),
         provider: s.provider,
-        max_steps: a.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
-        max_cost_usd: a.max_cost_usd,
+        max_steps: settings.max_steps.value,
+        max_cost_usd: settings.max_cost_usd.map(|c| c.value),
         policy_file: a.policy.clone(),
         sandbox: !a.no_sandbox,
         mode: s.mode,
@@ -259,7 +287,7 @@ fn continue_then(
             }),
             _ => None,
         });
-    let s = session(&args.session, recorded.as_ref())?;
+    let s = session(&args.session, recorded.as_ref(), None)?;
     let a = &args.session;
     let spec = ContinueSpec {
         home: s.home,

@@ -444,3 +444,83 @@ fn each_outcome_has_its_exit_code_and_tasks_filter_by_status() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn per_repository_settings_apply_and_a_project_file_can_only_tighten() {
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    let root = env.repo.canonicalize().unwrap();
+    let looping = || {
+        MockModelServer::start_blocking(
+            (0..5)
+                .map(|i| {
+                    tools(vec![call(
+                        &format!("c{i}"),
+                        "run_command",
+                        json!({"command": "true"}),
+                    )])
+                })
+                .collect(),
+        )
+        .unwrap()
+    };
+    // Your own section for this repository: one model request.
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "max_steps = 3\n[repos.\"{}\"]\nmax_steps = 1\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let run = env.run(&looping(), "loop", &[]);
+    assert_eq!(run.code(), Some(4), "{}", run.stderr());
+    assert!(
+        run.finished().1.contains("after 1 model request"),
+        "{:?}",
+        run.finished()
+    );
+    // A flag still wins.
+    let run = env.run(&looping(), "loop", &["--max-steps", "2"]);
+    assert!(
+        run.finished().1.contains("after 2 model requests"),
+        "{:?}",
+        run.finished()
+    );
+
+    // The project file may lower your global limit, never raise it.
+    std::fs::write(env.home.join("config.toml"), "max_steps = 3\n").unwrap();
+    std::fs::create_dir_all(env.repo.join(".bosun")).unwrap();
+    std::fs::write(env.repo.join(".bosun/config.toml"), "max_steps = 2\n").unwrap();
+    let run = env.run(&looping(), "loop", &[]);
+    assert!(
+        run.finished().1.contains("after 2 model requests"),
+        "{:?}",
+        run.finished()
+    );
+    std::fs::write(env.repo.join(".bosun/config.toml"), "max_steps = 50\n").unwrap();
+    let run = env.run(&looping(), "loop", &[]);
+    assert!(
+        run.finished().1.contains("after 3 model requests"),
+        "{:?}",
+        run.finished()
+    );
+
+    // Unknown keys name the key and the file; a project cannot choose the provider.
+    std::fs::write(env.repo.join(".bosun/config.toml"), "max_step = 2\n").unwrap();
+    let run = env.run(&looping(), "loop", &[]);
+    assert_eq!(run.code(), Some(2));
+    assert!(
+        run.stderr().contains("max_step") && run.stderr().contains(".bosun/config.toml"),
+        "{}",
+        run.stderr()
+    );
+    std::fs::write(env.repo.join(".bosun/config.toml"), "provider = \"evil\"\n").unwrap();
+    let run = env.run(&looping(), "loop", &[]);
+    assert_eq!(run.code(), Some(2));
+    assert!(
+        run.stderr().contains("cannot be set by a repository"),
+        "{}",
+        run.stderr()
+    );
+}
