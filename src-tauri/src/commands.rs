@@ -87,6 +87,26 @@ pub async fn start_task(
     runner.engine()?.start(request).await
 }
 
+/// The New task form picked a repository (or another base): prepare a worktree for it now.
+#[tauri::command]
+pub async fn prepare_worktree(
+    runner: State<'_, Runner>,
+    repo: String,
+    base: Option<String>,
+) -> Result<(), IpcError> {
+    runner
+        .engine()?
+        .prepare_worktree(&repo, base.as_deref())
+        .await
+}
+
+/// The New task form closed without starting a task: remove what it prepared.
+#[tauri::command]
+pub async fn release_prepared_worktree(runner: State<'_, Runner>) -> Result<(), IpcError> {
+    runner.engine()?.release_prepared_worktree().await;
+    Ok(())
+}
+
 /// Asks a task this app runs to stop.
 #[tauri::command(async)]
 pub fn stop_task(runner: State<'_, Runner>, task_id: TaskId) -> Result<(), IpcError> {

@@ -74,6 +74,8 @@ pub struct Engine {
     on_approval: Option<ApprovalHook>,
     running: Mutex<HashMap<TaskId, Running>>,
     ended: Condvar,
+    /// The worktree the New task form has prepared.
+    preparation: crate::prepare::Preparation,
 }
 
 fn bad_request(message: impl Into<String>) -> IpcError {
@@ -101,6 +103,7 @@ impl Engine {
             on_approval: None,
             running: Mutex::new(HashMap::new()),
             ended: Condvar::new(),
+            preparation: crate::prepare::Preparation::default(),
         }
     }
 
@@ -119,11 +122,22 @@ impl Engine {
     /// Builds the task from the form, starts it, and follows it until it ends. Returns its id
     /// once its worktree exists and its first events are in the journal.
     pub async fn start(self: &Arc<Self>, req: LaunchRequest) -> Result<TaskId, IpcError> {
+        self.preparation.settle(&req.repo).await;
         let spec = self.spec(req)?;
         let handle = bosun_core::start_task(spec, Arc::clone(&self.store))
             .await
             .map_err(|e| IpcError::new("start_failed", e.to_string()))?;
         Ok(self.follow(handle))
+    }
+
+    /// The New task form picked `repo` (and `base`): prepare a worktree for its task now.
+    pub async fn prepare_worktree(&self, repo: &str, base: Option<&str>) -> Result<(), IpcError> {
+        self.preparation.prepare(&self.home, repo, base).await
+    }
+
+    /// The New task form closed without starting: remove what it prepared.
+    pub async fn release_prepared_worktree(&self) {
+        self.preparation.release(&self.home).await;
     }
 
     /// Keeps a started task's op sender and drains its events until it ends.

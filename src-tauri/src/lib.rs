@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod feed;
 pub mod notify;
+pub mod prepare;
 pub mod probe;
 pub mod quit;
 pub mod review;
@@ -92,6 +93,8 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::subscribe_task,
             commands::unsubscribe,
             commands::start_task,
+            commands::prepare_worktree,
+            commands::release_prepared_worktree,
             commands::stop_task,
             commands::answer_approval,
             settings::ipc::get_settings,

@@ -252,3 +252,58 @@ async fn a_form_without_a_prompt_or_a_model_is_refused_with_a_reason() {
     assert_eq!(err.code, "start_failed");
     assert!(s.engine.running().is_empty());
 }
+
+/// The worktrees under `$BOSUN_HOME/worktrees/<repo>/`, by name.
+fn worktree_names(home: &Path) -> Vec<String> {
+    let Ok(repos) = std::fs::read_dir(home.join("worktrees")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = repos
+        .flatten()
+        .flat_map(|r| std::fs::read_dir(r.path()).unwrap().flatten())
+        .map(|w| w.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_prepares_a_worktree_that_start_takes_and_closing_it_unused_removes_it() {
+    let s = setup();
+    let home = s._dir.path().join("home");
+    let repo = s.repo.display().to_string();
+    // Picking a repository prepares a spare; closing the form removes it.
+    s.engine.prepare_worktree(&repo, None).await.unwrap();
+    s.engine.release_prepared_worktree().await;
+    assert_eq!(worktree_names(&home), Vec::<String>::new());
+
+    // Picking it again, then Start: the task takes the prepared worktree (no second checkout).
+    s.engine
+        .prepare_worktree(&repo, Some("main"))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !worktree_names(&home)
+        .iter()
+        .any(|n| n.starts_with("spare-"))
+    {
+        assert!(Instant::now() < deadline, "no worktree was prepared");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mock = MockModelServer::start(vec![MockReply::text("nothing to do")])
+        .await
+        .unwrap();
+    let task = s.engine.start(request(&s.repo, &mock)).await.unwrap();
+    let names = worktree_names(&home);
+    assert_eq!(
+        names,
+        vec![task.0.clone()],
+        "only the task's worktree, no spare left"
+    );
+    assert_eq!(next(&s.reader, &task, finished).await, TaskStatus::Answered);
+
+    // A repository that is not one is refused with a reason the form shows.
+    let missing = s.repo.join("missing").display().to_string();
+    let err = s.engine.prepare_worktree(&missing, None).await.unwrap_err();
+    assert_eq!(err.code, "not_a_repo");
+}

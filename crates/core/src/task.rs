@@ -452,7 +452,11 @@ impl TaskRun {
                     summary: format!(
                         "stopped after {} model request{} (the step limit; raise it with --max-steps or max_steps in config.toml)",
                         self.budget.max_steps(),
-                        if self.budget.max_steps() == 1 { "" } else { "s" }
+                        if self.budget.max_steps() == 1 {
+                            ""
+                        } else {
+                            "s"
+                        }
                     ),
                 });
             }

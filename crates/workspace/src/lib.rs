@@ -28,6 +28,7 @@ mod pool;
 mod review;
 mod safe_fs;
 mod scan;
+mod spare;
 mod task;
 mod tree_edit;
 
@@ -37,6 +38,7 @@ pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
 pub use review::{AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history};
+pub use spare::{drop_spares, prepare_spare};
 pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree};
 
 use error::GitContext;

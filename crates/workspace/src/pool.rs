@@ -212,6 +212,10 @@ pub(crate) fn recycle_into(
     remove_any(&layout.task_git_dir(&old.task_id))?;
     forget_linked_registration(user, &old.task_id, &old.worktree);
     std::fs::rename(&old.worktree, new_path).io_ctx("move worktree to", new_path)?;
+    if old.task_id.starts_with("spare-") {
+        // A spare has no history: nothing of it is left once another took its worktree.
+        let _ = std::fs::remove_dir_all(layout.task_dir(&old.task_id));
+    }
     Ok(())
 }
 

@@ -555,7 +555,11 @@ pub(crate) fn open_user_repo(repo_root: &Path) -> Result<Repository> {
     Ok(repo)
 }
 
-fn find_commit<'r>(repo: &'r Repository, repo_root: &Path, id: &str) -> Result<Commit<'r>> {
+pub(crate) fn find_commit<'r>(
+    repo: &'r Repository,
+    repo_root: &Path,
+    id: &str,
+) -> Result<Commit<'r>> {
     Oid::from_str(id)
         .and_then(|oid| repo.find_commit(oid))
         .map_err(|_| WorkspaceError::UnknownBase {

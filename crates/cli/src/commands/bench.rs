@@ -43,6 +43,10 @@ pub enum BenchCommand {
         files: usize,
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
+        /// Also time a first task whose worktree was prepared beforehand (as the app's New task
+        /// form does when a repository is picked)
+        #[arg(long)]
+        prepared: bool,
     },
 }
 
@@ -52,7 +56,11 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Checkpoint { files, dir } => {
             bosun_workspace::bench::run_checkpoint_bench(files, &dir, &mut out)?;
         }
-        BenchCommand::Start { files, dir } => start(files, &dir, &mut out)?,
+        BenchCommand::Start {
+            files,
+            dir,
+            prepared,
+        } => start(files, &dir, prepared, &mut out)?,
         BenchCommand::Proxy { mb, connections } => tokio::runtime::Runtime::new()?.block_on(
             bosun_exec::sandbox::proxy::bench::run(mb, connections, &mut out),
         )?,
@@ -116,7 +124,7 @@ fn time_to_first_request(
     Ok(elapsed)
 }
 
-fn start(files: usize, dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
+fn start(files: usize, dir: &Path, prepared: bool, out: &mut dyn Write) -> anyhow::Result<()> {
     let repo = bosun_workspace::bench::generate_repo(files, dir)?;
     let home = dir.join(format!("start-home-{}", std::process::id()));
     let ok = || MockReply::Reply {
@@ -126,7 +134,7 @@ fn start(files: usize, dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         chunk_delay_ms: 0,
         cut_after_events: None,
     };
-    let server = MockModelServer::start_blocking(vec![ok(), ok(), ok()])?;
+    let server = MockModelServer::start_blocking(vec![ok(), ok(), ok(), ok()])?;
     writeln!(out, "repository: {} files at {}", files, repo.display())?;
 
     let wt = dir.join(format!("baseline-wt-{}", std::process::id()));
@@ -165,6 +173,27 @@ fn start(files: usize, dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         ms(later),
         ms(later) / ms(git_add)
     )?;
+    if prepared {
+        // A repository Bosun has never seen, its worktree prepared while the user types.
+        let fresh_home = dir.join(format!("start-prepared-{}", std::process::id()));
+        let head = bosun_workspace::resolve_base(&repo, None)?;
+        let t = Instant::now();
+        bosun_workspace::prepare_spare(&fresh_home, &repo, &head)?;
+        let preparing = t.elapsed();
+        let first = time_to_first_request(&repo, &fresh_home, &server)?;
+        writeln!(
+            out,
+            "prepared beforehand (while the form is open): {:>9.1} ms",
+            ms(preparing)
+        )?;
+        writeln!(
+            out,
+            "bosun run → first model request, first task, prepared: {:>9.1} ms  ({:.2}× git worktree add)",
+            ms(first),
+            ms(first) / ms(git_add)
+        )?;
+        let _ = std::fs::remove_dir_all(&fresh_home);
+    }
     let usage = bosun_workspace::worktree_disk_usage(&home)?;
     writeln!(
         out,

@@ -1,5 +1,6 @@
 mod approvals;
 mod bad_input;
+mod bench;
 mod containment;
 mod git_escape;
 mod inspect;

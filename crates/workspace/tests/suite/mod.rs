@@ -6,4 +6,5 @@ mod fixture;
 mod history;
 mod recycle;
 mod review;
+mod spare;
 mod storage;

@@ -24,6 +24,19 @@ export function startTask(request: LaunchRequest): Promise<string> {
   return call("start_task", { request });
 }
 
+/**
+ * The New task form picked a repository (or another base): the app prepares a worktree for the
+ * task now, so Start does not wait for a checkout. Rejects with `not_a_repo` for other folders.
+ */
+export function prepareWorktree(repo: string, base: string | null): Promise<void> {
+  return call("prepare_worktree", { repo, base });
+}
+
+/** The New task form closed without starting: the worktree it prepared is removed. */
+export function releasePreparedWorktree(): Promise<void> {
+  return call("release_prepared_worktree", {});
+}
+
 /** Asks a running task to stop; it ends as interrupted. */
 export function stopTask(taskId: string): Promise<void> {
   return call("stop_task", { taskId });

@@ -1,6 +1,6 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { flushSync, mount, unmount } from "svelte";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import NewTaskForm from "./NewTaskForm.svelte";
 
 let app: ReturnType<typeof mount> | null = null;
@@ -107,5 +107,37 @@ describe("the New task form", () => {
     flushSync();
     expect(calls).toEqual([]);
     expect(target.querySelector('[role="alert"]')?.textContent).toContain("model");
+  });
+
+  it("prepares the worktree as soon as a repository is picked, follows the base, and releases it when closed unused", async () => {
+    vi.useFakeTimers();
+    try {
+      const { calls, set } = render();
+      const prepared = () => calls.filter((c) => c.cmd === "prepare_worktree").map((c) => c.args);
+      vi.advanceTimersByTime(500);
+      expect(prepared()).toEqual([{ repo: "/work/acme", base: null }]);
+      set("repo", "/work/old");
+      vi.advanceTimersByTime(100);
+      set("repo", "/work/other");
+      vi.advanceTimersByTime(500);
+      expect(prepared()).toEqual([{ repo: "/work/acme", base: null }, { repo: "/work/other", base: null }]);
+      unmount(app!);
+      app = null;
+      expect(calls.filter((c) => c.cmd === "release_prepared_worktree")).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps the prepared worktree for the task it starts", async () => {
+    const { target, calls, set } = render();
+    set("prompt", "Fix it");
+    set("model", "m");
+    target.querySelector("textarea")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    await settle();
+    unmount(app!);
+    app = null;
+    expect(calls.map((c) => c.cmd)).toContain("start_task");
+    expect(calls.map((c) => c.cmd)).not.toContain("release_prepared_worktree");
   });
 });
