@@ -315,19 +315,21 @@ describe("the Bosun app", () => {
         s.includes("Also listed b.txt in the README."),
       ),
     );
+    // The follow-up's answer claims an edit but changed nothing: it ends "answered", not
+    // "completed" (Bosun reports what happened, not what the model says).
     await waitFor(
-      "the completed status after the follow-up",
+      "the answered status after the follow-up",
       async () =>
         (await app.run(
-          "return [...document.querySelectorAll('[data-kind=finished]')].filter(e => e.querySelector('[data-status=completed]')).length;",
-        )) === 2,
+          "return [...document.querySelectorAll('[data-kind=finished]')].map(e => e.querySelector('[data-status]')?.dataset.status).join(',');",
+        )) === "completed,answered",
       60_000,
     ).catch(async (err) => {
       await screenshot(app, "follow-up-failed.png");
       const ends = await app.run("return [...document.querySelectorAll('[data-kind=finished]')].map(e => e.outerHTML);");
       throw new Error(`${err.message}; the timeline ends: ${ends.join(" | ")}`);
     });
-    assert.equal(await app.run(`return document.querySelector('.sidebar [data-task-id="${taskId}"]').dataset.status;`), "completed");
+    assert.equal(await app.run(`return document.querySelector('.sidebar [data-task-id="${taskId}"]').dataset.status;`), "answered");
     const all = await (await fetch(`${mock.url}/_mock/requests`)).json();
     const last = JSON.stringify(all.filter((r) => r.path.includes("chat/completions")).at(-1).body);
     assert.ok(last.includes("Create a.txt") && last.includes("Mention b.txt in the README"), `the follow-up request lacks the conversation: ${last.slice(0, 2000)}`);
@@ -395,7 +397,8 @@ describe("the Bosun app", () => {
     await app.type(prompt, "Look around");
     await screenshot(app, "new-task-with-provider.png");
     await app.type(prompt, "\uE009\uE007\uE000");
-    await waitFor("the completed status", () => app.find('[data-kind="finished"] [data-status="completed"]'), 60_000);
+    // It only answered ("Nothing to change here."), so it ends "answered".
+    await waitFor("the answered status", () => app.find('[data-kind="finished"] [data-status="answered"]'), 60_000);
     assert.match(await app.textOf('[data-role="assistant"]'), /Nothing to change here\./);
   });
 
@@ -487,7 +490,8 @@ describe("the Bosun app", () => {
         s.includes("Resumed and done."),
       ),
     );
-    await waitFor("the completed status", () => app.find('[data-kind="finished"] [data-status="completed"]'), 60_000);
-    await screenshot(app, "resumed-completed.png");
+    // The interrupted command never ran, so the resumed task changed nothing: "answered".
+    await waitFor("the answered status", () => app.find('[data-kind="finished"] [data-status="answered"]'), 60_000);
+    await screenshot(app, "resumed-answered.png");
   });
 });
