@@ -102,8 +102,7 @@ pub fn save_provider(
         base_url: nonempty(input.base_url),
         model: input.model.trim().to_string(),
         api_key_env: nonempty(input.api_key_env),
-        max_retries: None,
-        retry_initial_delay_ms: None,
+        ..ProviderEntry::default()
     };
     let key = nonempty(api_key);
     if let Some(key) = &key {

@@ -24,7 +24,7 @@ mod task;
 mod turn;
 
 pub use budget::Budget;
-pub use config::{BosunConfig, ProviderEntry};
+pub use config::{BosunConfig, ProviderEntry, ProviderLimits};
 pub use emitter::Emitter;
 pub use error::CoreError;
 pub use policy_files::PolicyFiles;
