@@ -2,7 +2,7 @@
 //!
 //! Redacting each piece alone misses a secret split across two of them: `AKIAIOSF` now and
 //! `ODNN7EXAMPLE` a second later are each harmless. A [`StreamRedactor`] therefore lets out only
-//! whole lines: the unterminated last line is held back (up to [`LINE_HOLD_BYTES`]) until its
+//! whole lines (ended by `\n` or `\r`): the unterminated last line is held back (up to [`LINE_HOLD_BYTES`]) until its
 //! newline or the end of the stream, and from a `-----BEGIN … PRIVATE KEY-----` line on
 //! everything is held until its END line (up to [`KEY_HOLD_BYTES`]; past that what is held is
 //! let out as `[REDACTED:private_key]` and the rest of the key is dropped). What it lets out has
@@ -94,7 +94,9 @@ impl StreamRedactor {
     pub fn push(&mut self, redactor: &Redactor, piece: &str) -> Redacted<'static> {
         let mut out = Out::default();
         self.line.push_str(piece);
-        if let Some(newline) = self.line.rfind('\n') {
+        // A carriage return ends a line too (a progress bar redrawing itself goes out as it
+        // draws); no secret format spans one.
+        if let Some(newline) = self.line.rfind(['\n', '\r']) {
             let rest = self.line.split_off(newline + 1);
             let complete = std::mem::replace(&mut self.line, rest);
             self.lines(redactor, &complete, &mut out);
@@ -332,6 +334,21 @@ mod tests {
         let all: String = out.concat() + &end;
         assert_eq!(all, "[REDACTED:private_key]\nafter\n");
         assert_eq!(count, 1);
+    }
+
+    #[test]
+    fn a_progress_bar_redrawn_with_carriage_returns_goes_out_as_it_draws() {
+        let (out, end, _) = feed(&["\r 10%", "\r 50%", "\r100%\n"]);
+        assert_eq!(out, vec!["\r", " 10%\r", " 50%\r100%\n"]);
+        assert_eq!(end, "");
+        let (out, _, count) = feed(&[
+            "-----BEGIN PRIVATE KEY-----\r\nMIIEvQIBADANBg\r",
+            "\n-----END PRIVATE KEY-----\r\n",
+        ]);
+        assert_eq!(
+            (out.concat(), count),
+            ("[REDACTED:private_key]\r\n".into(), 1)
+        );
     }
 
     #[test]
