@@ -174,7 +174,7 @@ impl HttpModelClient {
                 break;
             };
             let events = parser.push(&chunk);
-            if !events.is_empty() {
+            if events.iter().any(|ev| !ev.is_keepalive()) {
                 body.progressed();
             }
             for ev in events {
