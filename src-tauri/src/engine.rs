@@ -311,8 +311,7 @@ impl Engine {
                     base_url: base_url.filter(|u| !u.trim().is_empty()),
                     model: model.trim().to_string(),
                     api_key_env: api_key_env.filter(|v| !v.trim().is_empty()),
-                    max_retries: None,
-                    retry_initial_delay_ms: None,
+                    ..ProviderEntry::default()
                 };
                 (name.to_string(), entry)
             }

@@ -5,7 +5,7 @@
 use crate::error::IpcError;
 use crate::probe::{self, Detected, PRESETS, Preset};
 use crate::secrets::{self, KeychainStatus};
-use bosun_core::{BosunConfig, PolicyFiles, ProviderEntry};
+use bosun_core::{BosunConfig, PolicyFiles, ProviderEntry, ProviderLimits};
 use bosun_policy::{Layer, Mode, Policy};
 use bosun_protocol::ToolAction;
 use serde::{Deserialize, Serialize};
@@ -25,6 +25,8 @@ pub struct ProviderView {
     pub api_key_env: Option<String>,
     /// The keychain holds a key for it.
     pub key_in_keychain: bool,
+    /// Its timeouts and size limits as set (unset ones take `Settings::provider_defaults`).
+    pub limits: ProviderLimits,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +38,8 @@ pub struct Settings {
     pub default_mode: Option<String>,
     pub keychain: KeychainStatus,
     pub presets: Vec<Preset>,
+    /// What a provider's unset limits are.
+    pub provider_defaults: ProviderLimits,
 }
 
 /// A provider as the editor sends it.
@@ -47,6 +51,8 @@ pub struct ProviderInput {
     pub model: String,
     #[serde(default)]
     pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub limits: ProviderLimits,
 }
 
 fn nonempty(v: Option<String>) -> Option<String> {
@@ -67,6 +73,7 @@ pub fn settings(home: &Path, keychain: KeychainStatus) -> Result<Settings, IpcEr
             key_in_keychain: keychain.available
                 && p.api_key_env.is_none()
                 && secrets::read(name).is_some(),
+            limits: p.limit_keys(),
         })
         .collect();
     Ok(Settings {
@@ -77,6 +84,7 @@ pub fn settings(home: &Path, keychain: KeychainStatus) -> Result<Settings, IpcEr
         default_mode: config.default_mode,
         keychain,
         presets: PRESETS.to_vec(),
+        provider_defaults: ProviderLimits::defaults(),
     })
 }
 
@@ -102,9 +110,9 @@ pub fn save_provider(
         base_url: nonempty(input.base_url),
         model: input.model.trim().to_string(),
         api_key_env: nonempty(input.api_key_env),
-        max_retries: None,
-        retry_initial_delay_ms: None,
-    };
+        ..ProviderEntry::default()
+    }
+    .with_limit_keys(input.limits);
     let key = nonempty(api_key);
     if let Some(key) = &key {
         if entry.api_key_env.is_some() {
@@ -336,6 +344,10 @@ mod tests {
             base_url: Some(" http://127.0.0.1:8080/v1 ".into()),
             model: "qwen".into(),
             api_key_env: Some("LOCAL_KEY".into()),
+            limits: ProviderLimits {
+                first_byte_timeout_secs: Some(900),
+                ..ProviderLimits::default()
+            },
         };
         save_provider(
             home.path(),
@@ -367,8 +379,16 @@ mod tests {
                 model: "qwen".into(),
                 api_key_env: Some("LOCAL_KEY".into()),
                 key_in_keychain: false,
+                limits: ProviderLimits {
+                    first_byte_timeout_secs: Some(900),
+                    ..ProviderLimits::default()
+                },
             }]
         );
+        assert_eq!(s.provider_defaults.first_byte_timeout_secs, Some(300));
+        let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
+        assert!(text.contains("first_byte_timeout_secs = 900"), "{text}");
+        assert!(!text.contains("idle_timeout_secs"), "{text}");
         assert_eq!(s.default_provider.as_deref(), Some("bosun-test-llama-7f3a"));
         set_defaults(
             home.path(),

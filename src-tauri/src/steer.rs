@@ -45,8 +45,7 @@ fn recorded_provider(
             base_url: Some(started.base_url.clone()).filter(|u| !u.is_empty()),
             model: started.model.clone(),
             api_key_env: started.api_key_env.clone(),
-            max_retries: None,
-            retry_initial_delay_ms: None,
+            ..ProviderEntry::default()
         },
     ))
 }

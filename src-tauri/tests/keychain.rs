@@ -61,6 +61,7 @@ fn without_a_keychain_settings_say_so_and_refuse_the_key_instead_of_writing_it_d
             base_url: None,
             model: "test-model".into(),
             api_key_env: None,
+            limits: Default::default(),
         };
         let err = settings::save_provider(
             &home,
@@ -134,6 +135,7 @@ fn inside_the_session(root: &Path) {
         base_url: Some("http://127.0.0.1:9/v1".into()),
         model: "test-model".into(),
         api_key_env: None,
+        limits: Default::default(),
     };
     settings::save_provider(&home, &name, provider, Some(KEY.into()), None).unwrap();
 

@@ -13,11 +13,14 @@
 //! base_url = "https://api.anthropic.com"
 //! model = "claude-sonnet-4-5"
 //! api_key_env = "ANTHROPIC_API_KEY"
+//! first_byte_timeout_secs = 120   # limits, each optional (defaults in `ProviderEntry`)
 //! ```
 //! Keys are never written here: only the name of the environment variable that holds one.
 
 use crate::CoreError;
-use bosun_model::{ApiKind, ProviderConfig, RetryPolicy, Secret};
+use bosun_model::{
+    ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,7 +48,7 @@ pub struct BosunConfig {
     pub repos: BTreeMap<String, crate::repo_settings::RepoSettings>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderEntry {
     pub api: String,
@@ -60,6 +63,53 @@ pub struct ProviderEntry {
     /// First backoff delay in milliseconds (default 500); it doubles, with jitter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_initial_delay_ms: Option<u64>,
+    /// Seconds to open the connection (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_secs: Option<u64>,
+    /// Seconds from the request to the response's first event (default 300: a local server on
+    /// a small machine sends nothing while it reads a long prompt). Retried once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_timeout_secs: Option<u64>,
+    /// Seconds between two events of the response (default 60). Not retried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_secs: Option<u64>,
+    /// The response's token limit, sent with the request (default 8192).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// The most bytes of one response (default 8 MB, 8388608); past it the response is cut off
+    /// and not retried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_response_bytes: Option<u64>,
+}
+
+/// The limit keys of a provider entry, as the Settings screen shows and edits them (`None`: the
+/// default, which [`ProviderLimits::defaults`] gives).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderLimits {
+    #[serde(default)]
+    pub connect_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub first_byte_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+    #[serde(default)]
+    pub max_response_bytes: Option<u64>,
+}
+
+impl ProviderLimits {
+    /// Every key with its default value.
+    pub fn defaults() -> ProviderLimits {
+        ProviderLimits {
+            connect_timeout_secs: Some(Limits::DEFAULT_CONNECT_TIMEOUT_SECS),
+            first_byte_timeout_secs: Some(Limits::DEFAULT_FIRST_BYTE_TIMEOUT_SECS),
+            idle_timeout_secs: Some(Limits::DEFAULT_IDLE_TIMEOUT_SECS),
+            max_output_tokens: Some(DEFAULT_MAX_OUTPUT_TOKENS),
+            max_response_bytes: Some(Limits::DEFAULT_MAX_RESPONSE_BYTES),
+        }
+    }
 }
 
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -111,6 +161,8 @@ impl BosunConfig {
                 "provider {name}: choose a model"
             )));
         }
+        entry.limits(name)?;
+        positive(name, "max_output_tokens", entry.max_output_tokens)?;
         let mut config = Self::load(home)?;
         config.providers.insert(name.to_string(), entry);
         if config.default_provider.is_none() {
@@ -185,6 +237,29 @@ pub fn check_provider_name(name: &str) -> Result<(), CoreError> {
 }
 
 impl ProviderEntry {
+    /// Its limit keys, as set (unset ones are `None`).
+    pub fn limit_keys(&self) -> ProviderLimits {
+        ProviderLimits {
+            connect_timeout_secs: self.connect_timeout_secs,
+            first_byte_timeout_secs: self.first_byte_timeout_secs,
+            idle_timeout_secs: self.idle_timeout_secs,
+            max_output_tokens: self.max_output_tokens,
+            max_response_bytes: self.max_response_bytes,
+        }
+    }
+
+    /// The entry with its limit keys set to `keys`.
+    pub fn with_limit_keys(self, keys: ProviderLimits) -> ProviderEntry {
+        ProviderEntry {
+            connect_timeout_secs: keys.connect_timeout_secs,
+            first_byte_timeout_secs: keys.first_byte_timeout_secs,
+            idle_timeout_secs: keys.idle_timeout_secs,
+            max_output_tokens: keys.max_output_tokens,
+            max_response_bytes: keys.max_response_bytes,
+            ..self
+        }
+    }
+
     /// Builds the client configuration. The key is read from the environment variable named by
     /// `api_key_env`; without one, the provider's standard variable is used only for the
     /// provider's own endpoint, so a key is never sent to some other server by accident.
@@ -232,7 +307,9 @@ impl ProviderEntry {
             base_url,
             model: self.model.clone(),
             api_key,
-            max_output_tokens: 8192,
+            max_output_tokens: positive(name, "max_output_tokens", self.max_output_tokens)?
+                .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
+            limits: self.limits(name)?,
             retry: {
                 let mut r = RetryPolicy::default();
                 if let Some(n) = self.max_retries {
@@ -243,8 +320,47 @@ impl ProviderEntry {
                 }
                 r
             },
-            request_timeout: Duration::from_secs(600),
         })
+    }
+
+    fn limits(&self, name: &str) -> Result<Limits, CoreError> {
+        let defaults = Limits::default();
+        let secs = |key, v: Option<u64>, default: Duration| {
+            Ok::<_, CoreError>(positive(name, key, v)?.map_or(default, Duration::from_secs))
+        };
+        Ok(Limits {
+            connect_timeout: secs(
+                "connect_timeout_secs",
+                self.connect_timeout_secs,
+                defaults.connect_timeout,
+            )?,
+            first_byte_timeout: secs(
+                "first_byte_timeout_secs",
+                self.first_byte_timeout_secs,
+                defaults.first_byte_timeout,
+            )?,
+            idle_timeout: secs(
+                "idle_timeout_secs",
+                self.idle_timeout_secs,
+                defaults.idle_timeout,
+            )?,
+            max_response_bytes: positive(name, "max_response_bytes", self.max_response_bytes)?
+                .unwrap_or(defaults.max_response_bytes),
+        })
+    }
+}
+
+/// A limit of 0 would fail every request: it is refused with the key that set it.
+fn positive<T: PartialEq + Default + Copy>(
+    provider: &str,
+    key: &str,
+    value: Option<T>,
+) -> Result<Option<T>, CoreError> {
+    match value {
+        Some(v) if v == T::default() => Err(CoreError::Config(format!(
+            "provider {provider}: {key} must be at least 1 (leave it out for the default)"
+        ))),
+        other => Ok(other),
     }
 }
 
@@ -259,9 +375,47 @@ mod tests {
             base_url: base_url.map(Into::into),
             model: "m".into(),
             api_key_env: key_env.map(Into::into),
-            max_retries: None,
-            retry_initial_delay_ms: None,
+            ..ProviderEntry::default()
         }
+    }
+
+    #[test]
+    fn limits_come_from_the_entry_with_defaults_and_zero_is_refused() {
+        let cfg = entry("openai-chat", Some("http://h/v1"), None)
+            .to_provider_config("local", &|_| None)
+            .unwrap();
+        assert_eq!(cfg.limits, Limits::default());
+        assert_eq!(cfg.limits.first_byte_timeout, Duration::from_secs(300));
+        assert_eq!(cfg.max_output_tokens, 8192);
+        let text = "[providers.local]\napi = \"openai-chat\"\nbase_url = \"http://h/v1\"\nmodel = \"m\"\n\
+                    connect_timeout_secs = 2\nfirst_byte_timeout_secs = 30\nidle_timeout_secs = 5\n\
+                    max_output_tokens = 1024\nmax_response_bytes = 65536\n";
+        let config: BosunConfig = toml::from_str(text).unwrap();
+        let (_, local) = config.provider(Some("local")).unwrap();
+        let cfg = local.to_provider_config("local", &|_| None).unwrap();
+        assert_eq!(
+            cfg.limits,
+            Limits {
+                connect_timeout: Duration::from_secs(2),
+                first_byte_timeout: Duration::from_secs(30),
+                idle_timeout: Duration::from_secs(5),
+                max_response_bytes: 65536,
+            }
+        );
+        assert_eq!(cfg.max_output_tokens, 1024);
+        let zero = ProviderEntry {
+            idle_timeout_secs: Some(0),
+            ..local
+        };
+        let err = zero.to_provider_config("local", &|_| None).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("idle_timeout_secs must be at least 1"),
+            "{err}"
+        );
+        let unknown: Result<BosunConfig, _> =
+            toml::from_str("[providers.x]\napi = \"anthropic\"\nmodel = \"m\"\ntimeout = 3\n");
+        assert!(unknown.unwrap_err().to_string().contains("timeout"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 use crate::CoreError;
-use crate::redaction::Redaction;
+use crate::redaction::{Redaction, Replaced, TextStream};
 use bosun_protocol::{Event, EventMsg, Redacted, TaskId};
 use bosun_store::{Store, now_rfc3339};
 use std::sync::{Arc, Mutex};
@@ -49,7 +49,38 @@ impl Emitter {
 
     /// Journals then delivers one event, redacted first.
     pub fn emit(&self, msg: EventMsg) -> Result<Event, CoreError> {
-        let (msg, replaced) = self.redact(msg);
+        self.emit_counting(msg, Replaced::default())
+    }
+
+    /// A stream of text pieces redacted as a whole, for [`Emitter::emit_piece`].
+    pub fn text_stream(&self) -> TextStream {
+        TextStream::new(self.redaction.clone())
+    }
+
+    /// Emits what `stream` lets out after `piece` (nothing while a line is unfinished), as the
+    /// event `make` builds; `None` ends the stream and emits what it still held. Failures are
+    /// remembered as with [`Emitter::emit_quietly`].
+    pub fn emit_piece(
+        &self,
+        stream: &TextStream,
+        piece: Option<&str>,
+        make: impl FnOnce(String) -> EventMsg,
+    ) {
+        let (text, replaced) = match piece {
+            Some(p) => stream.push(p),
+            None => stream.finish(),
+        };
+        if !text.is_empty() {
+            let _ = self.emit_counting(make(text), replaced);
+        }
+    }
+
+    /// [`Emitter::emit`] for an event that was partly redacted already (`before`): one
+    /// `redacted` event counts both.
+    fn emit_counting(&self, msg: EventMsg, before: Replaced) -> Result<Event, CoreError> {
+        let (msg, found) = self.redact(msg);
+        let mut replaced = before;
+        replaced.merge(found);
         let event = self.append(msg)?;
         if replaced.count > 0 {
             self.append(EventMsg::Redacted(Redacted {
@@ -61,7 +92,7 @@ impl Emitter {
         Ok(event)
     }
 
-    fn redact(&self, msg: EventMsg) -> (EventMsg, crate::redaction::Replaced) {
+    fn redact(&self, msg: EventMsg) -> (EventMsg, Replaced) {
         let Some(redaction) = &self.redaction else {
             return (msg, Default::default());
         };

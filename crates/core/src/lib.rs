@@ -25,11 +25,11 @@ mod task;
 mod turn;
 
 pub use budget::Budget;
-pub use config::{BosunConfig, ProviderEntry};
+pub use config::{BosunConfig, ProviderEntry, ProviderLimits};
 pub use emitter::Emitter;
 pub use error::CoreError;
 pub use policy_files::PolicyFiles;
-pub use redaction::Redaction;
+pub use redaction::{Redaction, TextStream};
 pub use resume::{ContinueSpec, continue_task, rebuild_conversation};
 pub use sandboxing::Sandboxing;
 pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};

@@ -1,8 +1,11 @@
 //! Secrets never reach the journal or a model: every event is redacted before it is appended,
-//! and everything added to the conversation is redacted before it is sent.
+//! and everything added to the conversation is redacted before it is sent. Text that arrives in
+//! pieces (a command's output, the model's streamed text) is redacted as a [`TextStream`], so a
+//! secret split across two pieces is still found.
 
-use bosun_policy::redact::Redactor;
+use bosun_policy::redact::{Redactor, StreamRedactor};
 use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What one redaction pass replaced.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -12,6 +15,10 @@ pub struct Replaced {
 }
 
 impl Replaced {
+    pub(crate) fn merge(&mut self, other: Replaced) {
+        self.add(other.count, other.kinds);
+    }
+
     fn add(&mut self, count: usize, kinds: Vec<String>) {
         self.count += count;
         for k in kinds {
@@ -49,6 +56,26 @@ impl Redaction {
         replaced
     }
 
+    /// Tool-call arguments as the model wrote them (JSON text): the strings inside redacted,
+    /// or the text itself when it is not JSON. Unchanged text is returned as it was.
+    pub fn arguments(&self, raw: &str) -> (String, Replaced) {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(mut value) => {
+                let replaced = self.json(&mut value);
+                if replaced.count == 0 {
+                    (raw.to_string(), replaced)
+                } else {
+                    (value.to_string(), replaced)
+                }
+            }
+            Err(_) => {
+                let mut text = raw.to_string();
+                let replaced = self.text(&mut text);
+                (text, replaced)
+            }
+        }
+    }
+
     /// Redacts every string inside a JSON value in place.
     pub fn json(&self, value: &mut Value) -> Replaced {
         let mut replaced = Replaced::default();
@@ -69,6 +96,59 @@ impl Redaction {
     }
 }
 
+/// One stream of text pieces redacted as a whole (see [`StreamRedactor`]): what a piece lets
+/// out may be less than the piece (an unterminated line is held back) and what
+/// [`TextStream::finish`] lets out is the rest. Without a redaction it passes pieces through.
+pub struct TextStream {
+    redaction: Option<Arc<Redaction>>,
+    held: Mutex<StreamRedactor>,
+}
+
+impl TextStream {
+    pub fn new(redaction: Option<Arc<Redaction>>) -> TextStream {
+        TextStream {
+            redaction,
+            held: Mutex::new(StreamRedactor::new()),
+        }
+    }
+
+    /// What may go out of the stream after `piece`, redacted.
+    pub fn push(&self, piece: &str) -> (String, Replaced) {
+        match &self.redaction {
+            Some(r) => Self::taken(self.held().push(&r.redactor, piece)),
+            None => (piece.to_string(), Replaced::default()),
+        }
+    }
+
+    /// Everything still held, redacted: the stream ended.
+    pub fn finish(&self) -> (String, Replaced) {
+        match &self.redaction {
+            Some(r) => Self::taken(self.held().finish(&r.redactor)),
+            None => (String::new(), Replaced::default()),
+        }
+    }
+
+    /// Forgets what is held: the stream was abandoned (its request is sent again).
+    pub fn reset(&self) {
+        self.held().reset();
+    }
+
+    fn held(&self) -> MutexGuard<'_, StreamRedactor> {
+        // A panic while holding the lock leaves whole lines behind, never half a secret.
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn taken(r: bosun_policy::redact::Redacted<'static>) -> (String, Replaced) {
+        (
+            r.text.into_owned(),
+            Replaced {
+                count: r.count,
+                kinds: r.kinds,
+            },
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -81,5 +161,31 @@ mod tests {
         let replaced = r.json(&mut v);
         assert_eq!(replaced.count, 1);
         assert!(v["a"][0].as_str().unwrap().starts_with("[REDACTED:"), "{v}");
+    }
+
+    #[test]
+    fn a_stream_finds_a_key_split_across_pieces_and_counts_it() {
+        let stream = TextStream::new(Some(Arc::new(Redaction::from_environment())));
+        let (first, none) = stream.push("id AKIAIOSF");
+        assert_eq!((first.as_str(), none.count), ("", 0));
+        let (second, replaced) = stream.push("ODNN7EXAMPLE\nnext");
+        assert_eq!(second, "id [REDACTED:aws_access_key]\n");
+        assert_eq!(replaced.kinds, vec!["aws_access_key".to_string()]);
+        assert_eq!(stream.finish().0, "next");
+    }
+
+    #[test]
+    fn arguments_are_redacted_inside_their_json_and_kept_when_clean() {
+        let r = Redaction::from_environment();
+        let raw = r#"{"path":"a.txt","content":"key AKIAIOSFODNN7EXAMPLE"}"#;
+        let (args, replaced) = r.arguments(raw);
+        assert_eq!(replaced.count, 1);
+        let v: Value = serde_json::from_str(&args).unwrap();
+        assert_eq!(v["content"], "key [REDACTED:aws_access_key]");
+        assert_eq!(r.arguments(r#"{"b":1, "a":2}"#).0, r#"{"b":1, "a":2}"#);
+        assert_eq!(
+            r.arguments("AKIAIOSFODNN7EXAMPLE").0,
+            "[REDACTED:aws_access_key]"
+        );
     }
 }

@@ -424,6 +424,30 @@ impl TaskRun {
         Ok(())
     }
 
+    /// The model's reply as it is sent back to it: its text and the arguments of its tool
+    /// calls redacted (a `redacted` event counts what was replaced).
+    fn redacted_reply(
+        &self,
+        text: &str,
+        calls: &[ToolCall],
+    ) -> Result<(String, Vec<ToolCall>), CoreError> {
+        let mut text = text.to_string();
+        let mut replaced = self.redaction.text(&mut text);
+        let calls = calls
+            .iter()
+            .map(|call| {
+                let (arguments, r) = self.redaction.arguments(&call.arguments);
+                replaced.merge(r);
+                ToolCall {
+                    arguments,
+                    ..call.clone()
+                }
+            })
+            .collect();
+        self.note_redacted(replaced)?;
+        Ok((text, calls))
+    }
+
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
         self.note_redacted(self.redaction.text(&mut system))?;
@@ -512,9 +536,12 @@ impl TaskRun {
                         text: text.clone(),
                     }))?;
             }
+            // What the model wrote goes back to it redacted, as the journal has it; the tools
+            // run with the arguments as written.
+            let (text, replayed) = self.redacted_reply(&text, &calls)?;
             messages.push(ChatMessage::Assistant {
                 content: text.clone(),
-                tool_calls: calls.clone(),
+                tool_calls: replayed,
             });
 
             if let Some(max) = self.budget.cost_exceeded() {

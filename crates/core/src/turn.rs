@@ -11,37 +11,48 @@ pub enum TurnResult {
     Interrupted,
 }
 
-/// Sends `request` and streams its text into `assistant_delta` events. A retried request emits
-/// `model_retry` (the frontend discards the partial text it showed); tool calls are only taken
-/// from the final response, so no tool can run twice.
+/// Sends `request` and streams its text into `assistant_delta` events, redacted as one text (a
+/// line goes out once it is complete, so a secret split across deltas is still found). A retried
+/// request emits `model_retry` (the frontend discards the partial text it showed, and what was
+/// held back is dropped); tool calls are only taken from the final response, so no tool can run
+/// twice.
 pub async fn run_turn(
     client: &dyn ModelClient,
     request: &ModelRequest,
     emitter: &Emitter,
     cancel: &CancellationToken,
 ) -> Result<TurnResult, CoreError> {
+    let text = emitter.text_stream();
+    let delta = |text| EventMsg::AssistantDelta(AssistantDelta { text });
     let on_event = |ev: StreamEvent| match ev {
-        StreamEvent::TextDelta(text) if !text.is_empty() => {
-            emitter.emit_quietly(EventMsg::AssistantDelta(AssistantDelta { text }));
+        StreamEvent::TextDelta(piece) if !piece.is_empty() => {
+            emitter.emit_piece(&text, Some(&piece), delta);
         }
         StreamEvent::Retrying {
             attempt,
             max_attempts,
             delay,
             reason,
-        } => emitter.emit_quietly(EventMsg::ModelRetry(ModelRetry {
-            attempt,
-            max_attempts,
-            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            reason,
-        })),
+        } => {
+            text.reset();
+            emitter.emit_quietly(EventMsg::ModelRetry(ModelRetry {
+                attempt,
+                max_attempts,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                reason,
+            }));
+        }
         _ => {}
     };
     let response = tokio::select! {
         biased;
-        _ = cancel.cancelled() => return Ok(TurnResult::Interrupted),
-        r = client.stream(request, &on_event) => r,
+        _ = cancel.cancelled() => None,
+        r = client.stream(request, &on_event) => Some(r),
     };
+    emitter.emit_piece(&text, None, delta);
     emitter.check()?;
-    Ok(TurnResult::Response(response?))
+    match response {
+        None => Ok(TurnResult::Interrupted),
+        Some(r) => Ok(TurnResult::Response(r?)),
+    }
 }

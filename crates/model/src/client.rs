@@ -1,16 +1,21 @@
 //! The one HTTP client behind both wire formats: send, stream, classify, retry.
 
+use crate::body::Body;
 use crate::config::{ProviderConfig, RetryPolicy};
+use crate::error::TimeoutPhase;
 use crate::message::{ModelRequest, ModelResponse, StreamEvent};
 use crate::sse::{SseEvent, SseParser};
 use crate::{ModelClient, ModelError};
-use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
+use tokio::time::{Instant, timeout_at};
 
 /// A server's `retry-after` is honoured up to this long.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// How much of an error response's body is read for its message.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
 
 /// What differs between wire formats: where to send, which headers, the body, how to read.
 pub(crate) trait Wire: Send + Sync {
@@ -74,9 +79,10 @@ impl HttpModelClient {
                 cfg.name
             )));
         }
+        // Only the connection has reqwest's own timeout; the waits for the answer are
+        // deadlines of `attempt` and `Body`, so each failure can say which limit ran out.
         let http = reqwest::Client::builder()
-            .connect_timeout(cfg.request_timeout)
-            .read_timeout(cfg.request_timeout)
+            .connect_timeout(cfg.limits.connect_timeout)
             .build()
             .map_err(|e| {
                 ModelError::Config(format!("cannot build the HTTP client: {}", chain(&e)))
@@ -104,15 +110,28 @@ impl HttpModelClient {
         for (name, value) in self.wire.headers(&self.cfg) {
             builder = builder.header(name, value);
         }
-        let resp = builder.send().await.map_err(|e| ModelError::Connection {
-            provider: provider.clone(),
-            message: chain(&e),
-            attempts: 1,
-        })?;
+        let limits = &self.cfg.limits;
+        let first = Instant::now() + limits.first_byte_timeout;
+        let resp = match timeout_at(first, builder.send()).await {
+            Err(_) => return Err(self.timeout(TimeoutPhase::FirstByte).into()),
+            // The only timeout reqwest itself has is the connection's.
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timeout(TimeoutPhase::Connect).into()),
+            Ok(Err(e)) => {
+                return Err(ModelError::Connection {
+                    provider: provider.clone(),
+                    message: chain(&e),
+                    attempts: 1,
+                }
+                .into());
+            }
+            Ok(Ok(resp)) => resp,
+        };
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             let retry_after = retry_after(resp.headers());
-            let text = resp.text().await.unwrap_or_default();
+            let text = Body::new(resp, provider, limits, first)
+                .text_lossy(ERROR_BODY_BYTES)
+                .await;
             return Err(Failure {
                 error: status_error(provider, status, retry_after, &text, url),
                 retry_after,
@@ -124,8 +143,9 @@ impl HttpModelClient {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
+        let mut body = Body::new(resp, provider, limits, first);
         if content_type.contains("application/json") || content_type.contains("text/html") {
-            let text = resp.text().await.unwrap_or_default();
+            let text = body.text().await?;
             // Some compatible servers ignore `stream: true` and answer with one JSON completion.
             if content_type.contains("application/json") {
                 let mut decoder = self.wire.decoder(&self.cfg);
@@ -148,18 +168,16 @@ impl HttpModelClient {
         }
         let mut decoder = self.wire.decoder(&self.cfg);
         let mut parser = SseParser::default();
-        let mut stream = resp.bytes_stream();
         let mut done = false;
         while !done {
-            let Some(chunk) = stream.next().await else {
+            let Some(chunk) = body.next().await? else {
                 break;
             };
-            let chunk = chunk.map_err(|e| ModelError::Interrupted {
-                provider: provider.clone(),
-                message: chain(&e),
-                attempts: 1,
-            })?;
-            for ev in parser.push(&chunk) {
+            let events = parser.push(&chunk);
+            if events.iter().any(|ev| !ev.is_keepalive()) {
+                body.progressed();
+            }
+            for ev in events {
                 if decoder.event(&ev, on_event)? {
                     done = true;
                     break;
@@ -178,6 +196,20 @@ impl HttpModelClient {
             .into());
         }
         Ok(decoder.finish())
+    }
+
+    fn timeout(&self, phase: TimeoutPhase) -> ModelError {
+        let limit = match phase {
+            TimeoutPhase::Connect => self.cfg.limits.connect_timeout,
+            TimeoutPhase::FirstByte => self.cfg.limits.first_byte_timeout,
+            TimeoutPhase::Idle => self.cfg.limits.idle_timeout,
+        };
+        ModelError::Timeout {
+            provider: self.cfg.name.clone(),
+            phase,
+            limit,
+            attempts: 1,
+        }
     }
 }
 
@@ -201,14 +233,23 @@ impl ModelClient for HttpModelClient {
             .map_err(|e| ModelError::Config(format!("cannot encode the request as JSON: {e}")))?;
         let max_attempts = self.cfg.retry.max_attempts();
         let mut attempt = 1;
+        // Retries of failures that get fewer than `max_retries` (a first-byte timeout: one).
+        let mut limited_retries = 0;
         loop {
             match self.attempt(&url, &body, on_event).await {
                 Ok(resp) => return Ok(resp),
                 Err(Failure { error, retry_after }) => {
                     let mut error = error.redact(self.key());
-                    if !error.is_retryable() || attempt >= max_attempts {
+                    let limited = error.retries_at_most();
+                    if !error.is_retryable()
+                        || attempt >= max_attempts
+                        || limited.is_some_and(|max| limited_retries >= max)
+                    {
                         error.set_attempts(attempt);
                         return Err(error);
+                    }
+                    if limited.is_some() {
+                        limited_retries += 1;
                     }
                     let delay = retry_delay(&self.cfg.retry, attempt, retry_after);
                     tracing::warn!(
@@ -347,7 +388,7 @@ pub(crate) fn snippet(body: &str) -> String {
 }
 
 /// An error and its sources, joined with `: `.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -122,6 +122,45 @@ impl RetryPolicy {
     }
 }
 
+/// How long to wait for a response and how much of one to take; each is a key of
+/// `[providers.NAME]` in `config.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// To open the connection (`connect_timeout_secs`, default 10 s).
+    pub connect_timeout: Duration,
+    /// From sending the request to the response's first event (`first_byte_timeout_secs`,
+    /// default 300 s: a local server on a small machine sends nothing while it reads a long
+    /// prompt). Retried once.
+    pub first_byte_timeout: Duration,
+    /// Between two events of a streamed response (`idle_timeout_secs`, default 60 s). Not
+    /// retried: the server began answering and stalled.
+    pub idle_timeout: Duration,
+    /// The most bytes of one response (`max_response_bytes`, default 8 MB): past it the
+    /// response is cut off and not retried (the same request would run away again).
+    pub max_response_bytes: u64,
+}
+
+impl Limits {
+    pub const DEFAULT_CONNECT_TIMEOUT_SECS: u64 = 10;
+    pub const DEFAULT_FIRST_BYTE_TIMEOUT_SECS: u64 = 300;
+    pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 60;
+    pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 8 * 1024 * 1024;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            connect_timeout: Duration::from_secs(Self::DEFAULT_CONNECT_TIMEOUT_SECS),
+            first_byte_timeout: Duration::from_secs(Self::DEFAULT_FIRST_BYTE_TIMEOUT_SECS),
+            idle_timeout: Duration::from_secs(Self::DEFAULT_IDLE_TIMEOUT_SECS),
+            max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+/// The response's token limit when none is configured (`max_output_tokens`).
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8192;
+
 /// One configured model endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderConfig {
@@ -134,16 +173,16 @@ pub struct ProviderConfig {
     pub model: String,
     /// Sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic) when set.
     pub api_key: Option<Secret>,
-    /// The response's token limit (`max_tokens`); default 8192.
+    /// The response's token limit, sent as `max_tokens` (Anthropic, OpenAI-compatible servers)
+    /// or `max_completion_tokens` (OpenAI's own API); default 8192.
     pub max_output_tokens: u32,
     pub retry: RetryPolicy,
-    /// How long to wait to connect, and between two pieces of a streamed response.
-    pub request_timeout: Duration,
+    pub limits: Limits,
 }
 
 impl ProviderConfig {
-    /// A config with the defaults: no key, 8192 output tokens, the default retry policy, a
-    /// 300 s request timeout.
+    /// A config with the defaults: no key, 8192 output tokens, the default retry policy and
+    /// limits.
     pub fn new(
         name: impl Into<String>,
         api: ApiKind,
@@ -156,10 +195,15 @@ impl ProviderConfig {
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
-            max_output_tokens: 8192,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             retry: RetryPolicy::default(),
-            request_timeout: Duration::from_secs(300),
+            limits: Limits::default(),
         }
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     pub fn with_api_key(mut self, key: impl Into<Secret>) -> Self {

@@ -7,13 +7,17 @@
 //! LM Studio, OpenRouter) and Anthropic Messages.
 //!
 //! A request that fails in a retryable way (429, 5xx, 529, a connection failure, a stream that
-//! breaks before its end) is sent again whole, after [`StreamEvent::Retrying`] told the consumer
-//! to discard what it streamed; tools only ever run on the final response, so none runs twice.
+//! breaks before its end, a server that does not begin to answer — that one once) is sent again
+//! whole, after [`StreamEvent::Retrying`] told the consumer to discard what it streamed; tools
+//! only ever run on the final response, so none runs twice. Every wait has a deadline and every
+//! response a size limit ([`Limits`]): a stalled stream or a runaway one ends the request with
+//! [`ModelError::Timeout`] or [`ModelError::TooLarge`], never an endless wait.
 //!
 //! Also here: [`recover_tool_calls`] for tool calls small models write as text,
 //! [`validate_args`] for tool arguments, and the [`PriceTable`].
 
 mod anthropic;
+mod body;
 mod client;
 mod config;
 mod error;
@@ -25,8 +29,8 @@ mod schema;
 mod sse;
 
 pub use client::MAX_RETRY_AFTER;
-pub use config::{ApiKind, ProviderConfig, RetryPolicy, Secret};
-pub use error::ModelError;
+pub use config::{ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret};
+pub use error::{ModelError, TimeoutPhase};
 pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
 pub use prices::{Cost, ModelPrice, PriceTable};
 pub use recover::{RecoveredCalls, recover_tool_calls};

@@ -406,4 +406,26 @@ mod tests {
         assert_eq!(body["max_tokens"], 8192);
         assert!(body.get("tools").is_none());
     }
+
+    #[test]
+    fn the_output_limit_is_max_completion_tokens_for_openai_and_max_tokens_elsewhere() {
+        let req = ModelRequest::default();
+        let mut openai = ProviderConfig::new(
+            "openai",
+            ApiKind::OpenAiChat,
+            "https://api.openai.com/v1",
+            "m",
+        );
+        openai.max_output_tokens = 500;
+        let body = request_body(&openai, &req);
+        assert_eq!(body["max_completion_tokens"], 500);
+        assert!(body.get("max_tokens").is_none());
+        // Ollama and llama.cpp read `max_tokens` (llama.cpp as its n_predict).
+        let mut local =
+            ProviderConfig::new("l", ApiKind::OpenAiChat, "http://127.0.0.1:11434/v1", "m");
+        local.max_output_tokens = 500;
+        let body = request_body(&local, &req);
+        assert_eq!(body["max_tokens"], 500);
+        assert!(body.get("max_completion_tokens").is_none());
+    }
 }

@@ -7,6 +7,16 @@ pub(crate) struct SseEvent {
     pub data: String,
 }
 
+impl SseEvent {
+    /// A `ping` (Anthropic's keep-alive): the connection lives, but the answer did not move on,
+    /// so it does not hold off a timeout. Comment lines (`: …`) are never events at all.
+    pub fn is_keepalive(&self) -> bool {
+        self.event.as_deref() == Some("ping")
+            || self.data.trim() == r#"{"type": "ping"}"#
+            || self.data.trim() == r#"{"type":"ping"}"#
+    }
+}
+
 /// Feeds on body chunks in any split (lines and UTF-8 sequences may straddle chunks).
 #[derive(Debug, Default)]
 pub(crate) struct SseParser {
@@ -134,5 +144,19 @@ mod tests {
             v.extend(p.finish());
             assert_eq!(v, whole, "chunk size {size}");
         }
+    }
+
+    #[test]
+    fn pings_are_keepalives_and_answers_are_not() {
+        assert!(ev(Some("ping"), r#"{"type": "ping"}"#).is_keepalive());
+        assert!(ev(None, r#"{"type":"ping"}"#).is_keepalive());
+        assert!(
+            !ev(
+                Some("content_block_delta"),
+                r#"{"type":"content_block_delta"}"#
+            )
+            .is_keepalive()
+        );
+        assert!(!ev(None, "[DONE]").is_keepalive());
     }
 }

@@ -7,11 +7,15 @@
 //! `google_api_key`, `npm_token`, `gitlab_token`, `huggingface_token`, `pypi_token`,
 //! `private_key`, `jwt`, `connection_string_password`, `authorization_header`), and high-entropy values assigned to secret-looking names
 //! (`high_entropy_secret`). Hashes, UUIDs and base64 not assigned to a secret name stay.
-//! Redacting redacted text changes nothing.
+//! Redacting redacted text changes nothing. Text that arrives in pieces goes through a
+//! [`StreamRedactor`], which lets out only whole lines and whole private key blocks.
 
 mod assignment;
 mod env;
 mod formats;
+mod stream;
+
+pub use stream::{KEY_HOLD_BYTES, LINE_HOLD_BYTES, StreamRedactor};
 
 use std::borrow::Cow;
 
@@ -97,6 +101,15 @@ impl Redactor {
             count: spans.len(),
             kinds,
         }
+    }
+
+    /// Where a private key's BEGIN marker starts in `line`, if it has one.
+    pub(crate) fn key_begin(&self, line: &str) -> Option<usize> {
+        self.formats
+            .iter()
+            .find(|f| f.kind == "private_key")
+            .and_then(|f| f.regex.find(line))
+            .map(|m| m.start())
     }
 
     /// Redacts every string inside `value` in place, and returns how many secrets it replaced.

@@ -159,3 +159,46 @@ pub(crate) fn anthropic_frames(
     ));
     out
 }
+
+/// A streamed text answer that does not finish: the frames that open it, and the frame of one
+/// more piece of its text (`anthropic` picks the wire format).
+pub(crate) fn unfinished_frames(
+    anthropic: bool,
+    id: &str,
+    model: &str,
+    text: &str,
+) -> (Vec<String>, String) {
+    if anthropic {
+        let open = vec![
+            named_frame(
+                "message_start",
+                &json!({"type": "message_start", "message": {
+                    "id": id, "type": "message", "role": "assistant", "model": model,
+                    "content": [], "stop_reason": null, "stop_sequence": null,
+                    "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+            ),
+            named_frame(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": 0,
+                        "content_block": {"type": "text", "text": ""}}),
+            ),
+        ];
+        let piece = named_frame(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "text_delta", "text": text}}),
+        );
+        return (open, piece);
+    }
+    let chunk = |delta: Value| {
+        frame(
+            &json!({"id": id, "object": "chat.completion.chunk", "created": 1_764_470_000,
+                      "model": model,
+                      "choices": [{"index": 0, "delta": delta, "finish_reason": null}]}),
+        )
+    };
+    (
+        vec![chunk(json!({"role": "assistant", "content": ""}))],
+        chunk(json!({"content": text})),
+    )
+}

@@ -34,6 +34,22 @@ pub enum MockReply {
     },
     /// Sent verbatim with status 200 and content-type `text/event-stream`.
     RawSse { body: String },
+    /// Accepts the request and never answers: no status, no headers, until the server stops.
+    HangBeforeHeaders,
+    /// Starts a streamed answer (its headers and a first event carrying `text`), then sends
+    /// nothing more until the server stops.
+    SilentAfterFirstChunk {
+        #[serde(default)]
+        text: String,
+    },
+    /// A streamed answer that never ends: `text` as one delta after another, each after
+    /// `chunk_delay_ms`, until the client goes away or the server stops.
+    Endless {
+        #[serde(default)]
+        text: String,
+        #[serde(default)]
+        chunk_delay_ms: u64,
+    },
 }
 
 impl MockReply {

@@ -2,7 +2,7 @@
 //! (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
 //! `GET /_mock/requests` (the recorded requests) for tests in other languages.
 
-use crate::render::{anthropic_frames, openai_frames};
+use crate::render::{anthropic_frames, openai_frames, unfinished_frames};
 use crate::script::MockReply;
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 /// One request the server received.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,6 +54,18 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     record: Option<Mutex<std::fs::File>>,
     served: AtomicU64,
+    /// Set when the server stops: replies that hang or never end finish then.
+    stopping: watch::Sender<bool>,
+}
+
+impl Shared {
+    /// Resolves once the server stops.
+    fn stopped(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.stopping.subscribe();
+        async move {
+            let _ = rx.wait_for(|stopping| *stopping).await;
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -156,6 +168,7 @@ impl MockModelServer {
 
 impl Drop for MockModelServer {
     fn drop(&mut self) {
+        self.shared.stopping.send_replace(true);
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -177,6 +190,7 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         requests: Mutex::new(Vec::new()),
         record,
         served: AtomicU64::new(0),
+        stopping: watch::channel(false).0,
     }))
 }
 
@@ -187,7 +201,7 @@ async fn serve(
 ) {
     let app = Router::new().fallback(move |method, uri, headers, body| {
         let shared = shared.clone();
-        async move { handle(&shared, method, uri, headers, body) }
+        async move { handle(&shared, method, uri, headers, body).await }
     });
     let result = axum::serve(listener, app)
         .with_graceful_shutdown(async {
@@ -204,7 +218,13 @@ enum Wire {
     Anthropic,
 }
 
-fn handle(shared: &Shared, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    shared: &Shared,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let path = uri.path().to_string();
     match (&method, path.as_str()) {
         (&Method::POST, "/_mock/replies") => return push_replies(shared, &body),
@@ -288,6 +308,47 @@ fn handle(shared: &Shared, method: Method, uri: Uri, headers: HeaderMap, body: B
                 .unwrap_or_else(|_| fallback())
         }
         MockReply::RawSse { body } => sse_response(Body::from(body)),
+        MockReply::HangBeforeHeaders => {
+            shared.stopped().await;
+            json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &json!({"error": {"message": "mock model: stopped"}}),
+            )
+        }
+        MockReply::SilentAfterFirstChunk { text } => {
+            let (open, piece) = unfinished(&wire, n, &model, &text);
+            let first: Vec<Result<Bytes, io::Error>> =
+                vec![Ok(Bytes::from(open.concat() + &piece))];
+            let stopped = shared.stopped();
+            let silence = futures::stream::once(async move {
+                stopped.await;
+                Err(io::Error::new(
+                    io::ErrorKind::ConnectionAborted,
+                    "mock model: stopped",
+                ))
+            });
+            sse_response(Body::from_stream(
+                futures::stream::iter(first).chain(silence),
+            ))
+        }
+        MockReply::Endless {
+            text,
+            chunk_delay_ms,
+        } => {
+            let (open, piece) = unfinished(&wire, n, &model, &text);
+            let pieces = futures::stream::repeat(piece).then(move |piece| async move {
+                if chunk_delay_ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(chunk_delay_ms)).await;
+                } else {
+                    tokio::task::yield_now().await;
+                }
+                Ok::<_, io::Error>(Bytes::from(piece))
+            });
+            let body = futures::stream::iter(open.into_iter().map(|f| Ok(Bytes::from(f))))
+                .chain(pieces)
+                .take_until(shared.stopped());
+            sse_response(Body::from_stream(body))
+        }
         MockReply::Reply {
             text,
             tool_calls,
@@ -316,6 +377,14 @@ fn handle(shared: &Shared, method: Method, uri: Uri, headers: HeaderMap, body: B
             };
             sse_response(stream_frames(frames, chunk_delay_ms, cut_after_events))
         }
+    }
+}
+
+/// The opening frames and the repeated text frame of an answer that does not finish.
+fn unfinished(wire: &Wire, n: u64, model: &str, text: &str) -> (Vec<String>, String) {
+    match wire {
+        Wire::OpenAi => unfinished_frames(false, &format!("chatcmpl-mock-{n}"), model, text),
+        Wire::Anthropic => unfinished_frames(true, &format!("msg_mock_{n}"), model, text),
     }
 }
 

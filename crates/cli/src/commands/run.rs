@@ -108,8 +108,7 @@ fn provider_entry(
                 base_url,
                 model,
                 api_key_env: key,
-                max_retries: None,
-                retry_initial_delay_ms: None,
+                ..ProviderEntry::default()
             },
         )
     };

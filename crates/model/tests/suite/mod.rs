@@ -1,5 +1,6 @@
 mod anthropic;
 mod common;
+mod limits;
 mod openai;
 mod prices;
 mod recover;

@@ -193,6 +193,14 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
         || value.bytes().all(|b| b == b'*' || b == b'x' || b == b'X')
 }
 
+/// A line of a PEM body: base64 or one of its headers (`line` trimmed; an empty one is too).
+pub(crate) fn is_key_material(line: &str) -> bool {
+    line.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+        || line.starts_with("Proc-Type:")
+        || line.starts_with("DEK-Info:")
+}
+
 /// From a BEGIN line to the end of its END line; when the END line is missing (truncated output),
 /// to the last line that still looks like key material.
 fn private_key_block(text: &str, start: usize, header_end: usize) -> Option<(usize, usize)> {
@@ -209,12 +217,7 @@ fn private_key_block(text: &str, start: usize, header_end: usize) -> Option<(usi
     let mut offset = header_end;
     for line in text[header_end..].split_inclusive('\n') {
         let body = line.trim();
-        let key_material = !body.is_empty()
-            && (body
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
-                || body.starts_with("Proc-Type:")
-                || body.starts_with("DEK-Info:"));
+        let key_material = !body.is_empty() && is_key_material(body);
         if offset != header_end && !key_material && !body.is_empty() {
             break;
         }

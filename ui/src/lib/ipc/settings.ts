@@ -16,6 +16,15 @@ export interface Preset {
 
 export type Api = "openai-chat" | "anthropic";
 
+/** A provider's timeouts and size limits (crates/core/src/config.rs `ProviderLimits`); null: the default. */
+export interface ProviderLimits {
+  connect_timeout_secs: number | null;
+  first_byte_timeout_secs: number | null;
+  idle_timeout_secs: number | null;
+  max_output_tokens: number | null;
+  max_response_bytes: number | null;
+}
+
 /** A saved provider: never its key, only where the key lives. */
 export interface ProviderView {
   name: string;
@@ -24,6 +33,7 @@ export interface ProviderView {
   model: string;
   api_key_env: string | null;
   key_in_keychain: boolean;
+  limits: ProviderLimits;
 }
 
 export interface Settings {
@@ -34,6 +44,8 @@ export interface Settings {
   default_mode: string | null;
   keychain: KeychainStatus;
   presets: Preset[];
+  /** The value of each limit a provider leaves unset. */
+  provider_defaults: ProviderLimits;
 }
 
 /** A provider as the editor sends it. */
@@ -42,6 +54,8 @@ export interface ProviderInput {
   base_url?: string;
   model: string;
   api_key_env?: string;
+  /** Only the limits set; left out, every limit takes its default. */
+  limits?: Partial<ProviderLimits>;
 }
 
 export interface Detected {

@@ -28,6 +28,13 @@ function settingsWith(keychain: boolean): Settings {
       { id: "ollama", label: "Ollama", base_url: "http://127.0.0.1:11434/v1", local: true },
       { id: "openrouter", label: "OpenRouter", base_url: "https://openrouter.ai/api/v1", local: false },
     ],
+    provider_defaults: {
+      connect_timeout_secs: 10,
+      first_byte_timeout_secs: 300,
+      idle_timeout_secs: 60,
+      max_output_tokens: 8192,
+      max_response_bytes: 8388608,
+    },
   };
 }
 
@@ -98,6 +105,25 @@ describe("the first-run setup screen", () => {
     expect(target.querySelector('[data-test-result="error"]')?.textContent).toContain("nothing answers at http://127.0.0.1:8080");
     await click("[data-skip-setup]");
     expect(skipped()).toBe(1);
+  });
+
+  it("shows the timeouts and limits with their defaults, sends only those set and refuses a bad one", async () => {
+    const s = settingsWith(true);
+    const { target, calls, set, click } = renderSetup(s, (cmd) => (cmd === "save_provider" ? s : null));
+    const field = (name: string) => target.querySelector<HTMLInputElement>(`[data-provider-limits] [name="${name}"]`)!;
+    expect(field("first_byte_timeout_secs").placeholder).toBe("300 (default)");
+    expect(field("max_response_bytes").placeholder).toBe("8388608 (default)");
+    await click('[data-preset="ollama"]');
+    set("model", "qwen3");
+    set("idle_timeout_secs", "0");
+    await click("[data-save-provider]");
+    expect(target.querySelector('[role="alert"]')?.textContent).toContain("Idle timeout: give a whole number of at least 1");
+    expect(calls).toEqual([]);
+    set("idle_timeout_secs", "");
+    set("first_byte_timeout_secs", "900");
+    await click("[data-save-provider]");
+    expect(calls.map((c) => c.cmd)).toEqual(["save_provider"]);
+    expect((calls[0].args.provider as { limits?: unknown }).limits).toEqual({ first_byte_timeout_secs: 900 });
   });
 
   it("fills in a detected local server", async () => {

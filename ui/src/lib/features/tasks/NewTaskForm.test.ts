@@ -3,6 +3,8 @@ import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import NewTaskForm from "./NewTaskForm.svelte";
 
+const noLimits = { connect_timeout_secs: null, first_byte_timeout_secs: null, idle_timeout_secs: null, max_output_tokens: null, max_response_bytes: null };
+
 let app: ReturnType<typeof mount> | null = null;
 afterEach(() => {
   if (app) unmount(app);
@@ -76,8 +78,8 @@ describe("the New task form", () => {
     const target = document.createElement("div");
     document.body.appendChild(target);
     const providers = [
-      { name: "local", api: "openai-chat" as const, base_url: "http://127.0.0.1:8080/v1", model: "qwen", api_key_env: null, key_in_keychain: false },
-      { name: "claude", api: "anthropic" as const, base_url: null, model: "claude-sonnet-4-5", api_key_env: null, key_in_keychain: true },
+      { name: "local", api: "openai-chat" as const, base_url: "http://127.0.0.1:8080/v1", model: "qwen", api_key_env: null, key_in_keychain: false, limits: noLimits },
+      { name: "claude", api: "anthropic" as const, base_url: null, model: "claude-sonnet-4-5", api_key_env: null, key_in_keychain: true, limits: noLimits },
     ];
     app = mount(NewTaskForm, {
       target,
