@@ -165,22 +165,35 @@ impl Policy {
             {
                 from_rule(r, format!("`{program}` is a read-only command"))
             }
+            // A policy file's ask holds in read-only too: the read-only command asks.
+            (Some(r), Mode::ReadOnly)
+                if r.decision == Decision::Ask && !r.builtin && self.read_only_command(argv) =>
+            {
+                from_rule(
+                    r,
+                    format!("`{program}` is a read-only command, but a policy file says it asks"),
+                )
+            }
             (_, Mode::ReadOnly) => self.by_mode(
                 Decision::Deny,
                 format!(
                     "only read-only commands run in read-only mode, and `{program}` is not one"
                 ),
             ),
-            (Some(r), Mode::FullAuto) if r.decision == Decision::Ask => self.by_mode(
+            // Full-auto relaxes the built-in default asks, never a policy file's.
+            (Some(r), Mode::FullAuto) if r.decision == Decision::Ask && r.builtin => self.by_mode(
                 Decision::Allow,
                 format!(
-                    "anything not denied runs (commands.ask \"{}\" at {} is waived)",
+                    "anything not denied runs (the built-in default commands.ask \"{}\" at {} is waived)",
                     r.text, r.origin
                 ),
             ),
-            (Some(r), _) => {
-                let reason = match r.decision {
-                    Decision::Allow => format!("`{program}` is allowed"),
+            (Some(r), mode) => {
+                let reason = match (r.decision, mode) {
+                    (Decision::Allow, _) => format!("`{program}` is allowed"),
+                    (_, Mode::FullAuto) => format!(
+                        "`{program}` needs approval: a policy file's ask rule holds in every mode (full-auto waives only the built-in defaults)"
+                    ),
                     _ => format!("`{program}` needs approval"),
                 };
                 from_rule(r, reason)

@@ -97,14 +97,18 @@ impl PolicyDecision {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// Reads and read-only commands only; every write and other command is denied.
+    /// Reads and read-only commands only; every write, other command and connection is
+    /// denied, whatever an allow rule says (a policy file's ask on a read-only command asks).
     ReadOnly,
     /// Reads run; edits and commands not allowed by a rule ask.
     #[default]
     Ask,
     /// Edits inside the write scope run; commands as in `ask`.
     AutoEdit,
-    /// Anything not denied runs (commands inside the sandbox).
+    /// Anything not denied runs (commands inside the sandbox), except what a policy file asks
+    /// about: full-auto waives only the built-in default asks, never the `commands.ask` rules,
+    /// write scope (`paths.write`) or approval limits of `$BOSUN_HOME/policy.toml`,
+    /// `.bosun/policy.toml` or `--policy`.
     FullAuto,
 }
 

@@ -233,12 +233,16 @@ impl Policy {
     /// runs is granted by `[network] allow` or a `[[network.rules]]` command (or is a built-in
     /// read-only command) and at least one is; a rule's `domains` apply only then.
     pub fn network_grant(&self, command: &str) -> Option<NetworkGrant> {
+        // Read-only is a ceiling: no network rule lifts it.
+        if self.mode() == Mode::ReadOnly {
+            return None;
+        }
         let mut granted_by: Vec<GrantRule> = Vec::new();
         let mut scoped: Vec<DomainRule> = Vec::new();
         let mut every_part = true;
         for part in commands::parts(command) {
             match part {
-                Part::Run { argv } => {
+                Part::Run { argv, .. } => {
                     let mut granted = false;
                     for e in self.layers().iter().flat_map(|l| &l.network) {
                         if e.value.matches(&argv) {
@@ -325,6 +329,16 @@ impl Policy {
     pub fn check_host(&self, command: &str, host: &str) -> HostDecision {
         match self.network_grant(command) {
             Some(grant) => grant.decide(host),
+            None if self.mode() == Mode::ReadOnly => HostDecision {
+                decision: self.by_mode(
+                    Decision::Deny,
+                    format!(
+                        "nothing reaches the network in read-only mode, so the command cannot reach `{}`, whatever a [network] rule allows",
+                        normalize_host(host)
+                    ),
+                ),
+                named: false,
+            },
             None => HostDecision {
                 decision: self.made(
                     Decision::Deny,
