@@ -307,13 +307,29 @@ impl Policy {
         };
         let mut out: Vec<String> = Vec::new();
         for part in commands::parts(command) {
-            if let Part::Run { argv } = part
-                && self.judge_run(&argv, &Cwd::root()).decision != Decision::Allow
-            {
-                for s in suggest::for_argv(&argv) {
-                    if !out.contains(&s) {
-                        out.push(s);
-                    }
+            let more = match part {
+                Part::Run { argv, .. }
+                    if self.judge_run(&argv, &Cwd::root()).decision != Decision::Allow =>
+                {
+                    suggest::for_argv(&argv)
+                }
+                // Inline code that asks: allowing the interpreter's flag is what lifts it.
+                Part::Inline {
+                    argv,
+                    flag,
+                    language,
+                } if flag != "<<"
+                    && self.judge_inline(&argv, &flag, language).decision != Decision::Allow =>
+                {
+                    let program = argv.first().map(String::as_str).unwrap_or_default();
+                    let program = program.rsplit('/').next().unwrap_or(program);
+                    vec![format!("{program} {flag}")]
+                }
+                _ => Vec::new(),
+            };
+            for s in more {
+                if !out.contains(&s) {
+                    out.push(s);
                 }
             }
         }

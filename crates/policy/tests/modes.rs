@@ -40,6 +40,7 @@ fn full_auto_in_the_same_file_as_an_ask_rule_still_asks() {
         "bash -c 'rm -rf build'",
         "find . -name '*.o' | xargs rm -rf",
         "make && rm --recursive --force build",
+        "python3 -c 'import os; os.system(\"rm -rf build\")'",
     ] {
         assert_eq!(
             p.check_command(command).decision,
