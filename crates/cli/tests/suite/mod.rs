@@ -4,6 +4,7 @@ mod containment;
 mod git_escape;
 mod inspect;
 mod journal;
+mod modes;
 mod network;
 mod redaction;
 mod resume;
