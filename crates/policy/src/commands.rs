@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::shell::{self, Redirect, SimpleCommand, Word};
+use crate::interpreters::{self, Language};
+use crate::shell::{self, Input, Redirect, SimpleCommand, Word};
 
 /// A command pattern such as `git push`, `npm run test*` or `rm -rf`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +30,21 @@ impl CommandPattern {
         let (mut words, flags) = normalise(&tokens);
         words.insert(0, program.clone());
         Ok(CommandPattern { words, flags })
+    }
+
+    /// How many words (program and positional words) the pattern has.
+    pub(crate) fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Its `i`th word, the program first.
+    pub(crate) fn word(&self, i: usize) -> Option<&str> {
+        self.words.get(i).map(String::as_str)
+    }
+
+    /// Whether the pattern requires this flag (`python -c` requires `-c`).
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.contains(flag)
     }
 
     /// How specific the pattern is: more words and flags match fewer commands.
@@ -113,8 +129,21 @@ fn normalise(argv: &[String]) -> (Vec<String>, BTreeSet<String>) {
 /// What one part of a command line amounts to for the policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
-    /// A program run with these arguments.
-    Run { argv: Vec<String> },
+    /// A program run with these arguments; `via` says which inline code runs it (`run by
+    /// `os.system` in the inline Python code of `python3``), `None` for the command line itself.
+    Run {
+        argv: Vec<String>,
+        via: Option<String>,
+    },
+    /// An interpreter running inline code (`python -c`, `node -e`, a here-document fed to
+    /// `perl`): the code can start programs in ways Bosun cannot read.
+    Inline {
+        /// The interpreter's command, e.g. `python3 -c "…"`.
+        argv: Vec<String>,
+        /// How the code is given: `-c`, `-e`, `--eval`, or `<<` for a here-document.
+        flag: String,
+        language: &'static str,
+    },
     /// Something Bosun cannot see through; the reason says why (it asks).
     Opaque { reason: String },
     /// A file redirection.
@@ -126,7 +155,7 @@ pub fn parts(command: &str) -> Vec<Part> {
     parts_at(command, 0)
 }
 
-fn parts_at(command: &str, depth: usize) -> Vec<Part> {
+pub(crate) fn parts_at(command: &str, depth: usize) -> Vec<Part> {
     match shell::parse_at_depth(command, depth) {
         Ok(cmds) => {
             if cmds.is_empty() {
@@ -151,7 +180,7 @@ fn simple(cmd: &SimpleCommand, depth: usize, out: &mut Vec<Part>) {
     if let Some(part) = risky_assignment(&cmd.assignments) {
         out.push(part);
     }
-    unwrap(&cmd.argv, depth, out);
+    unwrap(&cmd.argv, depth, out, cmd.stdin.as_ref());
 }
 
 /// Variables that change which program runs or what it loads, so a command prefixed with them
@@ -259,7 +288,15 @@ fn skip_assignments(words: &[Word]) -> &[Word] {
     &words[n..]
 }
 
-fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
+fn run(words: &[Word]) -> Part {
+    Part::Run {
+        argv: texts(words),
+        via: None,
+    }
+}
+
+/// Sees through the wrappers in one command (`words`, fed `stdin` by a here-document).
+pub(crate) fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>, stdin: Option<&Input>) {
     let after = skip_assignments(words);
     if let Some(part) = risky_assignment(&words[..words.len() - after.len()]) {
         out.push(part);
@@ -283,6 +320,10 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
     }
     let program = first.text.rsplit('/').next().unwrap_or(&first.text);
     let rest = &words[1..];
+    if let Some(language) = Language::of(program) {
+        interpreters::parts(language, words, stdin, depth, out);
+        return;
+    }
     match program {
         "env" => {
             let after = skip_options(rest, &["-u", "-C", "-S"]);
@@ -291,30 +332,63 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
                 out.push(part);
             }
             if inner.is_empty() {
-                out.push(Part::Run { argv: texts(words) });
+                out.push(run(words));
             } else {
-                unwrap(inner, depth + 1, out);
+                unwrap(inner, depth + 1, out, stdin);
             }
         }
         "sudo" | "doas" => {
-            out.push(Part::Run { argv: texts(words) });
+            out.push(run(words));
             let opts = ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"];
-            unwrap(skip_assignments(skip_options(rest, &opts)), depth + 1, out);
+            unwrap(
+                skip_assignments(skip_options(rest, &opts)),
+                depth + 1,
+                out,
+                stdin,
+            );
         }
         "nohup" | "exec" | "time" | "setsid" | "stdbuf" | "builtin" => {
             unwrap(
                 skip_options(rest, &["-a", "-i", "-o", "-e"]),
                 depth + 1,
                 out,
+                stdin,
             );
         }
         "command" if !rest.iter().any(|w| w.text == "-v" || w.text == "-V") => {
-            unwrap(skip_options(rest, &[]), depth + 1, out);
+            unwrap(skip_options(rest, &[]), depth + 1, out, stdin);
         }
-        "nice" => unwrap(skip_options(rest, &["-n"]), depth + 1, out),
+        "nice" => unwrap(skip_options(rest, &["-n"]), depth + 1, out, stdin),
+        // Environment managers that run a command: both the manager's rules and the
+        // command's apply.
+        "poetry" | "pipenv" | "hatch" | "pdm" | "uv" | "rye" | "conda" | "mamba" | "micromamba"
+        | "bundle"
+            if rest
+                .first()
+                .is_some_and(|w| w.text == "run" || (program == "bundle" && w.text == "exec")) =>
+        {
+            out.push(run(words));
+            let opts = [
+                "--with",
+                "--python",
+                "-p",
+                "--project",
+                "--directory",
+                "--package",
+                "--extra",
+                "--group",
+                "--env-file",
+                "--index",
+                "-e",
+                "-n",
+                "--name",
+                "--prefix",
+            ];
+            unwrap(skip_options(&rest[1..], &opts), depth + 1, out, stdin);
+        }
         "timeout" => {
             let after = skip_options(rest, &["-s", "-k"]);
-            unwrap(after.get(1..).unwrap_or(&[]), depth + 1, out);
+            unwrap(after.get(1..).unwrap_or(&[]), depth + 1, out, stdin);
         }
         "xargs" => {
             let opts = ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"];
@@ -322,12 +396,14 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
             if inner.is_empty() {
                 out.push(Part::Run {
                     argv: vec!["echo".into()],
+                    via: None,
                 });
             } else {
-                unwrap(inner, depth + 1, out);
+                // xargs reads its own input: the command it runs gets none of it.
+                unwrap(inner, depth + 1, out, None);
             }
         }
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "fish" => shell_wrapper(words, depth, out),
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "fish" => shell_wrapper(words, depth, out, stdin),
         "eval" => {
             if rest.iter().any(|w| w.dynamic) {
                 out.push(Part::Opaque {
@@ -338,7 +414,7 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
             }
         }
         "find" => {
-            out.push(Part::Run { argv: texts(words) });
+            out.push(run(words));
             let mut i = 0;
             while i < rest.len() {
                 if matches!(
@@ -354,7 +430,7 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
                         .filter(|w| w.text != "{}")
                         .cloned()
                         .collect();
-                    unwrap(&inner, depth + 1, out);
+                    unwrap(&inner, depth + 1, out, None);
                     i = end;
                 }
                 i += 1;
@@ -389,22 +465,23 @@ fn unwrap(words: &[Word], depth: usize, out: &mut Vec<Part>) {
                 }
             }
             argv.extend(texts(rest.get(i..).unwrap_or(&[])));
-            out.push(Part::Run { argv });
+            out.push(Part::Run { argv, via: None });
         }
         "export" | "declare" | "typeset" | "readonly" | "local" => {
             if let Some(part) = risky_assignment(rest) {
                 out.push(part);
             }
-            out.push(Part::Run { argv: texts(words) });
+            out.push(run(words));
         }
-        _ => out.push(Part::Run { argv: texts(words) }),
+        _ => out.push(run(words)),
     }
 }
 
-fn shell_wrapper(words: &[Word], depth: usize, out: &mut Vec<Part>) {
+fn shell_wrapper(words: &[Word], depth: usize, out: &mut Vec<Part>, stdin: Option<&Input>) {
     let rest = &words[1..];
     let mut i = 0;
     let mut has_c = false;
+    let mut has_s = false;
     while let Some(w) = rest.get(i) {
         let t = w.text.as_str();
         if t == "--" || !t.starts_with(['-', '+']) {
@@ -412,6 +489,9 @@ fn shell_wrapper(words: &[Word], depth: usize, out: &mut Vec<Part>) {
         }
         if t.starts_with('-') && !t.starts_with("--") && t.contains('c') {
             has_c = true;
+        }
+        if t.starts_with('-') && !t.starts_with("--") && t.contains('s') {
+            has_s = true;
         }
         i += if t == "-o" || t == "+o" || t == "-O" {
             2
@@ -435,13 +515,23 @@ fn shell_wrapper(words: &[Word], depth: usize, out: &mut Vec<Part>) {
                 out.extend(parts_at(&script.text, depth + 1));
             }
         }
-        Some(_) => out.push(Part::Run { argv: texts(words) }),
-        None => out.push(Part::Opaque {
-            reason: format!(
-                "`{}` runs a script read from its input, which Bosun cannot see",
-                words[0].text
-            ),
-        }),
+        Some(_) if !has_s => out.push(run(words)),
+        _ => match stdin {
+            // A here-document is the script: it is read like `-c`.
+            Some(input) if !input.dynamic => out.extend(parts_at(&input.text, depth + 1)),
+            Some(_) => out.push(Part::Opaque {
+                reason: format!(
+                    "`{}` runs a here-document that expands variables, so its script is only known when the command runs",
+                    words[0].text
+                ),
+            }),
+            None => out.push(Part::Opaque {
+                reason: format!(
+                    "`{}` runs a script read from its input, which Bosun cannot see",
+                    words[0].text
+                ),
+            }),
+        },
     }
 }
 
@@ -488,7 +578,7 @@ mod tests {
             parts(cmd)
                 .into_iter()
                 .filter_map(|p| match p {
-                    Part::Run { argv } => Some(argv),
+                    Part::Run { argv, .. } => Some(argv),
                     _ => None,
                 })
                 .collect()
@@ -506,6 +596,14 @@ mod tests {
             vec![argv("make"), argv("git push")]
         );
         assert_eq!(runs("xargs -n 1 rm -rf"), vec![argv("rm -rf")]);
+        assert_eq!(
+            runs("uv run --with requests curl x"),
+            vec![argv("uv run --with requests curl x"), argv("curl x")]
+        );
+        assert_eq!(
+            runs("bundle exec rake test"),
+            vec![argv("bundle exec rake test"), argv("rake test")]
+        );
         assert_eq!(runs("git -C .. --no-pager push"), vec![argv("git push")]);
         assert_eq!(
             runs(r"find . -exec rm {} \;"),

@@ -7,7 +7,8 @@
 //! ([`git_prints_objects`] says which others a command makes) run: status, staging and
 //! committing, branches, and logs and diffs that print names and counts. It is an allowlist
 //! because the ways to print a blob are many; it cannot see git run by a program the command
-//! starts (a script, a Makefile, `python -c 'subprocess…'`), which is why the task also gets a
+//! starts (a script, a Makefile, inline code that builds the command at run time; literal
+//! commands in `python -c '…'` and the like are seen), which is why the task also gets a
 //! warning naming the committed files: remove them from the history to be safe.
 
 use crate::commands::{self, Part};
@@ -111,7 +112,7 @@ const VALUE_OPTIONS: &[&str] = &[
 /// invocation as text (for the denial's reason), else None.
 pub fn git_prints_objects(command: &str) -> Option<String> {
     commands::parts(command).into_iter().find_map(|part| {
-        let Part::Run { argv } = part else {
+        let Part::Run { argv, .. } = part else {
             return None;
         };
         let program = argv.first()?;

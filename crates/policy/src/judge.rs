@@ -61,13 +61,26 @@ impl Policy {
         let mut decisions = Vec::new();
         for part in commands::parts(command) {
             let decision = match part {
-                Part::Run { argv } => {
+                Part::Run { argv, via: None } => {
                     let d = self.judge_run(&argv, &cwd);
                     if matches!(argv.first().map(String::as_str), Some("cd" | "pushd")) {
                         cwd = cwd.change(&argv);
                     }
                     d
                 }
+                Part::Run {
+                    argv,
+                    via: Some(via),
+                } => {
+                    let mut d = self.judge_run(&argv, &cwd);
+                    d.reason = format!("{} ({via})", d.reason);
+                    d
+                }
+                Part::Inline {
+                    argv,
+                    flag,
+                    language,
+                } => self.judge_inline(&argv, &flag, language),
                 Part::Redirect(r) => self.judge_redirect(&r, &cwd),
                 Part::Opaque { reason } => self.unknowable(reason),
             };
@@ -77,6 +90,79 @@ impl Policy {
             .into_iter()
             .reduce(PolicyDecision::stricter)
             .unwrap_or_else(|| self.by_mode(Decision::Ask, "the command is empty".into()))
+    }
+
+    /// Inline code as a whole. The commands it names are judged as parts of their own; what
+    /// else it does Bosun cannot read, so when a policy file denies a command (a user-written
+    /// `commands.deny`: the built-in denies — `sudo`, `mkfs`, `rm -rf /` … — guard what the
+    /// sandbox refuses anyway, and counting them would make every snippet ask), the code asks,
+    /// unless the user's own file allows the interpreter's inline flag (`python -c`).
+    pub(crate) fn judge_inline(
+        &self,
+        argv: &[String],
+        flag: &str,
+        language: &str,
+    ) -> PolicyDecision {
+        let program = argv.first().map(String::as_str).unwrap_or_default();
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let how = if flag == "<<" {
+            format!("a here-document fed to `{program}`")
+        } else {
+            format!("`{program} {flag}`")
+        };
+        let denies: Vec<&CommandRule> = self
+            .layers()
+            .iter()
+            .filter(|l| !l.builtin)
+            .flat_map(|l| &l.commands)
+            .filter(|r| r.decision == Decision::Deny)
+            .collect();
+        let Some(deny) = denies.first() else {
+            return self.made(
+                Decision::Allow,
+                "inline code".into(),
+                BUILTIN_SOURCE.into(),
+                format!(
+                    "no policy file denies a command, so {how} is judged by the commands its {language} code names"
+                ),
+            );
+        };
+        let lifted = self
+            .layers()
+            .iter()
+            .filter(|l| l.trusted && !l.builtin)
+            .flat_map(|l| &l.commands)
+            .find(|r| {
+                r.decision == Decision::Allow && r.pattern.matches(argv) && r.pattern.has_flag(flag)
+            });
+        if let Some(r) = lifted {
+            return self.made(
+                Decision::Allow,
+                format!("commands.allow \"{}\"", r.text),
+                r.origin.to_string(),
+                format!(
+                    "your own policy file allows `{}`, so its inline {language} code runs unasked although commands.deny \"{}\" exists (the commands the code names are still judged)",
+                    r.text, deny.text
+                ),
+            );
+        }
+        let mut listed: Vec<String> = denies
+            .iter()
+            .take(3)
+            .map(|r| format!("\"{}\"", r.text))
+            .collect();
+        if denies.len() > 3 {
+            listed.push("…".into());
+        }
+        self.made(
+            Decision::Ask,
+            format!("inline code (commands.deny \"{}\")", deny.text),
+            deny.origin.to_string(),
+            format!(
+                "{how} runs inline {language} code, which can start any program in ways Bosun cannot read, and a policy file denies commands (commands.deny {}); only the string literals the code passes to os.system, subprocess, child_process, system, exec and backticks are judged. Approve it, or allow `{program} {flag}` in your own policy file",
+                listed.join(", ")
+            ),
+        )
     }
 
     fn unknowable(&self, reason: String) -> PolicyDecision {
@@ -165,22 +251,35 @@ impl Policy {
             {
                 from_rule(r, format!("`{program}` is a read-only command"))
             }
+            // A policy file's ask holds in read-only too: the read-only command asks.
+            (Some(r), Mode::ReadOnly)
+                if r.decision == Decision::Ask && !r.builtin && self.read_only_command(argv) =>
+            {
+                from_rule(
+                    r,
+                    format!("`{program}` is a read-only command, but a policy file says it asks"),
+                )
+            }
             (_, Mode::ReadOnly) => self.by_mode(
                 Decision::Deny,
                 format!(
                     "only read-only commands run in read-only mode, and `{program}` is not one"
                 ),
             ),
-            (Some(r), Mode::FullAuto) if r.decision == Decision::Ask => self.by_mode(
+            // Full-auto relaxes the built-in default asks, never a policy file's.
+            (Some(r), Mode::FullAuto) if r.decision == Decision::Ask && r.builtin => self.by_mode(
                 Decision::Allow,
                 format!(
-                    "anything not denied runs (commands.ask \"{}\" at {} is waived)",
+                    "anything not denied runs (the built-in default commands.ask \"{}\" at {} is waived)",
                     r.text, r.origin
                 ),
             ),
-            (Some(r), _) => {
-                let reason = match r.decision {
-                    Decision::Allow => format!("`{program}` is allowed"),
+            (Some(r), mode) => {
+                let reason = match (r.decision, mode) {
+                    (Decision::Allow, _) => format!("`{program}` is allowed"),
+                    (_, Mode::FullAuto) => format!(
+                        "`{program}` needs approval: a policy file's ask rule holds in every mode (full-auto waives only the built-in defaults)"
+                    ),
                     _ => format!("`{program}` needs approval"),
                 };
                 from_rule(r, reason)

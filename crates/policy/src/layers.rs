@@ -42,6 +42,8 @@ pub struct CommandRule {
 #[derive(Debug, Clone, Default)]
 pub struct LayerRules {
     pub builtin: bool,
+    /// Written by the user (built-in, `$BOSUN_HOME/policy.toml`, `--policy`), not a repository.
+    pub trusted: bool,
     pub mode: Option<(Mode, Origin)>,
     /// `None` when the layer sets no write scope (it then restricts nothing).
     pub write: Option<(Vec<Entry<PathGlob>>, Origin)>,
@@ -243,6 +245,7 @@ pub fn parse_layer(layer: &Layer) -> Result<LayerRules, PolicyError> {
     let builtin = layer.source == BUILTIN_SOURCE;
     let mut rules = LayerRules {
         builtin,
+        trusted: layer.trusted,
         ..LayerRules::default()
     };
     for (key, item) in doc.as_table().iter() {

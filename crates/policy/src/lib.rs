@@ -22,17 +22,28 @@
 //! Commands are parsed, not string-matched (`shell`): compound commands, substitutions,
 //! subshells, `bash -c`, `eval`, `sudo`, `env`, `xargs`, `timeout`, `find -exec` … are seen
 //! through, redirections and path arguments are checked against the path rules (following
-//! `cd`), and anything that cannot be followed asks.
+//! `cd`), and anything that cannot be followed asks. Interpreters are doors (`interpreters`):
+//! in `python -c`, `node -e`, `perl -e`, `ruby -e` and here-documents fed to them, the string
+//! literals passed to `os.system`, `subprocess.*`, `child_process.*`, `system`, backticks … are
+//! judged as commands, and when a policy file denies a command the rest of the code asks.
+//! Project scripts (`make`, `npm run`, `cargo test`, a script file) are not inspected
+//! (`scripts`): they keep their decision but get no network grant unless a rule names them.
+//!
+//! Modes relax only the built-in defaults: `full-auto` waives the built-in asks, never the
+//! asks, write scope or approval limits of a policy file; `read-only` is a ceiling no allow rule
+//! lifts.
 
 mod commands;
 mod edit;
 mod git_reads;
+mod interpreters;
 mod judge;
 mod layers;
 mod network;
 mod paths;
 mod policy;
 pub mod redact;
+mod scripts;
 mod shell;
 mod suggest;
 
@@ -44,6 +55,7 @@ pub use network::{
     DomainPattern, DomainRule, GrantRule, HostDecision, NetworkGrant, normalize_host,
 };
 pub use policy::{Policy, SandboxRules};
+pub use scripts::{ProjectScript, project_scripts};
 pub use suggest::suggestions;
 
 /// The `source` of the built-in layer.
@@ -97,14 +109,18 @@ impl PolicyDecision {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// Reads and read-only commands only; every write and other command is denied.
+    /// Reads and read-only commands only; every write, other command and connection is
+    /// denied, whatever an allow rule says (a policy file's ask on a read-only command asks).
     ReadOnly,
     /// Reads run; edits and commands not allowed by a rule ask.
     #[default]
     Ask,
     /// Edits inside the write scope run; commands as in `ask`.
     AutoEdit,
-    /// Anything not denied runs (commands inside the sandbox).
+    /// Anything not denied runs (commands inside the sandbox), except what a policy file asks
+    /// about: full-auto waives only the built-in default asks, never the `commands.ask` rules,
+    /// write scope (`paths.write`) or approval limits of `$BOSUN_HOME/policy.toml`,
+    /// `.bosun/policy.toml` or `--policy`.
     FullAuto,
 }
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::commands::{self, Part, wildcard};
 use crate::layers::Entry;
+use crate::scripts;
 use crate::{BUILTIN_SOURCE, Decision, Mode, Policy, PolicyDecision};
 
 /// A host pattern from `[network] domains`, `deny_domains` or a rule's `domains`: a host name,
@@ -231,17 +232,29 @@ impl Policy {
     /// The network a command gets through Bosun's proxy, or `None` when it gets none: no rule
     /// grants it and `[network] domains` is empty. A command is granted when every program it
     /// runs is granted by `[network] allow` or a `[[network.rules]]` command (or is a built-in
-    /// read-only command) and at least one is; a rule's `domains` apply only then.
+    /// read-only command) and at least one is; a rule's `domains` apply only then. A program
+    /// that runs project scripts (`make`, `npm run`, `cargo test`, `python tool.py`) is granted
+    /// only by a rule that names it (`make`, `npm run build`), not by a shorter one (`npm`) or
+    /// `*`: what its scripts do is not inspected. In read-only mode no command gets network.
     pub fn network_grant(&self, command: &str) -> Option<NetworkGrant> {
+        // Read-only is a ceiling: no network rule lifts it.
+        if self.mode() == Mode::ReadOnly {
+            return None;
+        }
         let mut granted_by: Vec<GrantRule> = Vec::new();
         let mut scoped: Vec<DomainRule> = Vec::new();
         let mut every_part = true;
         for part in commands::parts(command) {
             match part {
-                Part::Run { argv } => {
+                Part::Run { argv, .. } => {
                     let mut granted = false;
+                    // A project-script runner is granted only by a rule that names it.
+                    let runner = scripts::runner(&argv);
+                    let names = |p: &commands::CommandPattern| {
+                        runner.as_ref().is_none_or(|r| p.names(&r.words))
+                    };
                     for e in self.layers().iter().flat_map(|l| &l.network) {
-                        if e.value.matches(&argv) {
+                        if e.value.matches(&argv) && names(&e.value) {
                             granted = true;
                             push_new(
                                 &mut granted_by,
@@ -253,7 +266,7 @@ impl Policy {
                         }
                     }
                     for r in self.layers().iter().flat_map(|l| &l.network_rules) {
-                        if !r.command.value.matches(&argv) {
+                        if !r.command.value.matches(&argv) || !names(&r.command.value) {
                             continue;
                         }
                         granted = true;
@@ -271,7 +284,7 @@ impl Policy {
                     }
                     every_part &= granted || self.read_only_command(&argv);
                 }
-                Part::Redirect(_) => {}
+                Part::Redirect(_) | Part::Inline { .. } => {}
                 Part::Opaque { .. } => every_part = false,
             }
         }
@@ -325,6 +338,16 @@ impl Policy {
     pub fn check_host(&self, command: &str, host: &str) -> HostDecision {
         match self.network_grant(command) {
             Some(grant) => grant.decide(host),
+            None if self.mode() == Mode::ReadOnly => HostDecision {
+                decision: self.by_mode(
+                    Decision::Deny,
+                    format!(
+                        "nothing reaches the network in read-only mode, so the command cannot reach `{}`, whatever a [network] rule allows",
+                        normalize_host(host)
+                    ),
+                ),
+                named: false,
+            },
             None => HostDecision {
                 decision: self.made(
                     Decision::Deny,

@@ -181,13 +181,20 @@ impl Policy {
                 Decision::Deny,
                 "nothing is written in read-only mode".into(),
             ),
-            (Mode::FullAuto, _) => self.by_mode(Decision::Allow, "anything not denied runs".into()),
+            // A write scope is a policy file's rule: it holds in full-auto too.
             (_, Err((patterns, origin))) => self.made(
                 Decision::Ask,
                 "paths.write".into(),
                 origin.to_string(),
-                format!("`{clean}` is outside the write scope ({patterns})"),
+                if mode == Mode::FullAuto {
+                    format!(
+                        "`{clean}` is outside the write scope ({patterns}), which a policy file sets and full-auto does not waive"
+                    )
+                } else {
+                    format!("`{clean}` is outside the write scope ({patterns})")
+                },
             ),
+            (Mode::FullAuto, _) => self.by_mode(Decision::Allow, "anything not denied runs".into()),
             (Mode::Ask, _) => {
                 self.by_mode(Decision::Ask, format!("edits ask in mode ask (`{clean}`)"))
             }
@@ -249,10 +256,12 @@ impl Policy {
             if let Some((max, origin)) = limit
                 && count > max
             {
-                if self.mode == Mode::FullAuto {
+                // Only a built-in default limit would be waived in full-auto; a policy
+                // file's limit holds in every mode.
+                if self.mode == Mode::FullAuto && origin.file == BUILTIN_SOURCE {
                     return self.by_mode(
                         Decision::Allow,
-                        format!("the change touches {count} {what}, more than approval.{key} = {max}, but anything not denied runs"),
+                        format!("the change touches {count} {what}, more than the built-in approval.{key} = {max}, but anything not denied runs"),
                     );
                 }
                 return self.made(
@@ -298,13 +307,29 @@ impl Policy {
         };
         let mut out: Vec<String> = Vec::new();
         for part in commands::parts(command) {
-            if let Part::Run { argv } = part
-                && self.judge_run(&argv, &Cwd::root()).decision != Decision::Allow
-            {
-                for s in suggest::for_argv(&argv) {
-                    if !out.contains(&s) {
-                        out.push(s);
-                    }
+            let more = match part {
+                Part::Run { argv, .. }
+                    if self.judge_run(&argv, &Cwd::root()).decision != Decision::Allow =>
+                {
+                    suggest::for_argv(&argv)
+                }
+                // Inline code that asks: allowing the interpreter's flag is what lifts it.
+                Part::Inline {
+                    argv,
+                    flag,
+                    language,
+                } if flag != "<<"
+                    && self.judge_inline(&argv, &flag, language).decision != Decision::Allow =>
+                {
+                    let program = argv.first().map(String::as_str).unwrap_or_default();
+                    let program = program.rsplit('/').next().unwrap_or(program);
+                    vec![format!("{program} {flag}")]
+                }
+                _ => Vec::new(),
+            };
+            for s in more {
+                if !out.contains(&s) {
+                    out.push(s);
                 }
             }
         }

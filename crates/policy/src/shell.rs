@@ -27,6 +27,15 @@ pub struct Redirect {
     pub target: Word,
 }
 
+/// What a here-document (`<<EOF`) or here-string (`<<<word`) feeds a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub text: String,
+    /// The body expands variables (an unquoted delimiter with `$` in it), so what the command
+    /// reads is only known when it runs.
+    pub dynamic: bool,
+}
+
 /// A command with its arguments (leading `VAR=value` assignments and shell keywords removed).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SimpleCommand {
@@ -34,6 +43,10 @@ pub struct SimpleCommand {
     pub redirects: Vec<Redirect>,
     /// Leading `NAME=value` words, which set the environment of this command.
     pub assignments: Vec<Word>,
+    /// Its standard input when a here-document or here-string gives it (the last one wins).
+    pub stdin: Option<Input>,
+    /// The here-document whose body, read after the line ends, becomes `stdin`.
+    heredoc: Option<usize>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -58,15 +71,28 @@ pub(crate) fn parse_at_depth(src: &str, depth: usize) -> Result<Vec<SimpleComman
         out: Vec::new(),
         depth,
         heredocs: Vec::new(),
+        bodies: Vec::new(),
     };
     parser.list(false)?;
-    Ok(parser.out)
+    let mut out = parser.out;
+    for cmd in &mut out {
+        if let Some(body) = cmd
+            .heredoc
+            .take()
+            .and_then(|i| parser.bodies.get(i).cloned())
+        {
+            cmd.stdin = Some(body);
+        }
+    }
+    Ok(out)
 }
 
 struct Heredoc {
     delimiter: String,
     strip_tabs: bool,
     quoted: bool,
+    /// Where its body goes in `Parser::bodies`.
+    slot: usize,
 }
 
 struct Parser {
@@ -75,6 +101,8 @@ struct Parser {
     out: Vec<SimpleCommand>,
     depth: usize,
     heredocs: Vec<Heredoc>,
+    /// Here-document bodies, in the order their `<<` appeared.
+    bodies: Vec<Input>,
 }
 
 fn is_meta(c: char) -> bool {
@@ -230,7 +258,12 @@ impl Parser {
             match self.peek() {
                 Some('<') if self.peek_at(1) == Some('<') => {
                     self.pos += 2;
-                    self.target()?;
+                    let word = self.target()?;
+                    cur.heredoc = None;
+                    cur.stdin = Some(Input {
+                        text: word.text,
+                        dynamic: word.dynamic,
+                    });
                 }
                 Some('<') => {
                     self.pos += 1;
@@ -242,10 +275,17 @@ impl Parser {
                     let start = self.pos;
                     let word = self.target()?;
                     let raw: String = self.chars[start..self.pos].iter().collect();
+                    let slot = self.bodies.len();
+                    self.bodies.push(Input {
+                        text: String::new(),
+                        dynamic: false,
+                    });
+                    cur.heredoc = Some(slot);
                     self.heredocs.push(Heredoc {
                         delimiter: word.text,
                         strip_tabs,
                         quoted: raw.contains(['\'', '"', '\\']),
+                        slot,
                     });
                 }
                 Some('&') => {
@@ -295,8 +335,11 @@ impl Parser {
 
     fn heredoc_bodies(&mut self) -> Result<(), String> {
         for doc in std::mem::take(&mut self.heredocs) {
-            loop {
-                let Some(_) = self.peek() else { return Ok(()) };
+            let mut body = Input {
+                text: String::new(),
+                dynamic: false,
+            };
+            while self.peek().is_some() {
                 let start = self.pos;
                 while self.peek().is_some_and(|c| c != '\n') {
                     self.pos += 1;
@@ -314,6 +357,14 @@ impl Parser {
                 if !doc.quoted && (line.contains("$(") || line.contains('`')) {
                     return Err("a here-document runs command substitutions".into());
                 }
+                if !doc.quoted && (line.contains('$') || line.contains('\\')) {
+                    body.dynamic = true;
+                }
+                body.text.push_str(line);
+                body.text.push('\n');
+            }
+            if let Some(slot) = self.bodies.get_mut(doc.slot) {
+                *slot = body;
             }
         }
         Ok(())

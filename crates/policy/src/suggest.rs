@@ -14,7 +14,7 @@ pub fn suggestions(action: &ToolAction) -> Vec<String> {
     match action {
         ToolAction::Command { command } => {
             for part in commands::parts(command) {
-                if let Part::Run { argv } = part {
+                if let Part::Run { argv, .. } = part {
                     push_all(&mut out, for_argv(&argv));
                 }
             }

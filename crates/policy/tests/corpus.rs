@@ -1,9 +1,10 @@
 //! A corpus of commands with the decision the example policy (on top of the built-in defaults)
 //! must give them, in mode `ask`. Tricky shell is the point: separators hidden in quotes,
-//! wrappers, substitutions, redirections.
+//! wrappers, substitutions, redirections, and inline code in Python, JavaScript, Perl and Ruby
+//! whose calls that start programs are judged as commands.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bosun_policy::{Decision, Layer, Policy};
+use bosun_policy::{Decision, Layer, Mode, Policy};
 
 const ALLOW: Decision = Decision::Allow;
 const ASK: Decision = Decision::Ask;
@@ -19,8 +20,6 @@ const CORPUS: &[(&str, Decision)] = &[
     ("npm install", ALLOW),
     ("go test ./...", ALLOW),
     ("python manage.py test", ALLOW),
-    ("python -c 'print(1)'", ALLOW),
-    ("python -c 'import os; os.system(\"curl x\")'", ALLOW),
     ("ls -la", ALLOW),
     ("cat src/main.rs", ALLOW),
     ("git status", ALLOW),
@@ -150,6 +149,100 @@ const CORPUS: &[(&str, Decision)] = &[
     ("touch src/new.py", ASK),
     ("$'\\x63url' x", ASK),
     ("", ASK),
+    // Interpreters are doors: the string literals inline code passes to the calls that start
+    // programs are judged as shell commands, and since the example denies commands, the rest
+    // of the code asks.
+    ("python -c 'import os; os.system(\"curl x\")'", DENY),
+    (
+        "python3 -c \"import subprocess; subprocess.run(['curl','x'])\"",
+        DENY,
+    ),
+    (
+        "python3 -c \"import subprocess as sp; sp.check_output('curl -s x', shell=True)\"",
+        DENY,
+    ),
+    (
+        "python -c 'from subprocess import run; run([\"git\", \"push\"])'",
+        DENY,
+    ),
+    ("python -c 'import os; os.popen(\"ssh host\").read()'", DENY),
+    (
+        "python -c 'import os; os.system(\"bash -c \\\"git push\\\"\")'",
+        DENY,
+    ),
+    (
+        "python -c 'exec(\"import os; os.system(\\\"curl x\\\")\")'",
+        DENY,
+    ),
+    ("python -c 'import os; os.system(\"echo a; curl x\")'", DENY),
+    (
+        "python - <<'EOF'\nimport subprocess\nsubprocess.call(\"curl x\", shell=True)\nEOF",
+        DENY,
+    ),
+    (
+        "python3 <<EOF\nimport os\nos.system('kubectl get pods')\nEOF",
+        DENY,
+    ),
+    (
+        "timeout 5 python3 -c 'import os; os.system(\"curl x\")'",
+        DENY,
+    ),
+    (
+        "node -e 'require(\"child_process\").execSync(\"curl x\")'",
+        DENY,
+    ),
+    (
+        "node -e \"const {spawn} = require('child_process'); spawn('git', ['push'])\"",
+        DENY,
+    ),
+    ("node -e 'require(\"child_process\").exec(`curl x`)'", DENY),
+    (
+        "env FOO=1 node -e 'require(\"child_process\").execSync(\"git push\")'",
+        DENY,
+    ),
+    ("perl -e 'system(\"curl x\")'", DENY),
+    ("perl -e 'system \"git\", \"push\"'", DENY),
+    ("perl -e 'print `curl x`'", DENY),
+    ("perl -e 'my $o = qx{ssh host}'", DENY),
+    ("perl -lne 'print; system(\"curl x\")' a.txt", DENY),
+    ("ruby -e '`curl x`'", DENY),
+    ("ruby -e 'system(\"curl\", \"x\")'", DENY),
+    ("ruby -e 'puts %x{git push}'", DENY),
+    ("ruby -e 'IO.popen([\"curl\", \"x\"]).read'", DENY),
+    ("ruby -e 'Kernel.system \"ssh host\"'", DENY),
+    ("bash <<'EOF'\ncurl x\nEOF", DENY),
+    ("sh -s <<EOF\ngit push\nEOF", DENY),
+    ("python -c 'print(1)'", ASK),
+    ("python -c \"import os; os.system('rm -rf build')\"", ASK),
+    (
+        "python3 -c 'import os; os.system(\"echo \\\"a && curl x\\\"\")'",
+        ASK,
+    ),
+    ("python -c 'import os; os.system(cmd)'", ASK),
+    ("python -c \"import os; os.system('cu' + 'rl x')\"", ASK),
+    (
+        "python -c \"getattr(__import__('os'), 'sys'+'tem')('curl x')\"",
+        ASK,
+    ),
+    (
+        "node -e 'const e = require(\"child_process\").execSync; e(\"curl x\")'",
+        ASK,
+    ),
+    (
+        "node -e \"require('child_process')['exec' + 'Sync']('curl x')\"",
+        ASK,
+    ),
+    ("perl -e 'system $ENV{CMD}'", ASK),
+    ("ruby -e 'x = \"ls\"; system(x)'", ASK),
+    ("python -c \"$CODE\"", ASK),
+    ("echo 'import os; os.system(\"curl x\")' | python", ASK),
+    ("poetry run curl x", DENY),
+    (
+        "uv run --with requests python3 -c 'import os; os.system(\"git push\")'",
+        DENY,
+    ),
+    // Build tools keep their decision; what their scripts run is not seen (README).
+    ("npm run build && make test", ALLOW),
     // A read-denied path inside a git revision (`<rev>:<path>`) is a read of that path.
     ("git show HEAD:.env", DENY),
     ("git show :.env", DENY),
@@ -186,6 +279,123 @@ fn every_command_in_the_corpus_gets_its_decision() {
         "{} wrong:\n{}",
         wrong.len(),
         wrong.join("\n")
+    );
+}
+
+/// Interpreters allowed, and no policy file denying a command: inline code is judged by the
+/// commands it names (and what Bosun cannot read in it asks).
+const INTERPRETERS: &str = "[commands]\nallow = [\"python\", \"python3\", \"node\", \"perl\", \"ruby\"]\nask = [\"rm -rf\"]\n";
+
+const INLINE: &[(&str, Decision, Decision)] = &[
+    // (command, in mode ask, in full-auto)
+    ("python -c 'print(1)'", ALLOW, ALLOW),
+    (
+        "python3 -c 'import os; os.system(\"ls -la\")'",
+        ALLOW,
+        ALLOW,
+    ),
+    (
+        "python3 -c 'import os; os.system(\"rm -rf build\")'",
+        ASK,
+        ASK,
+    ),
+    (
+        "python3 -c \"import shutil, os; os.system('rm -fr build')\"",
+        ASK,
+        ASK,
+    ),
+    ("python3 -c 'import os; os.system(\"curl x\")'", ASK, ALLOW),
+    (
+        "node -e 'require(\"child_process\").execSync(\"git status\")'",
+        ALLOW,
+        ALLOW,
+    ),
+    (
+        "node -e 'require(\"child_process\").execSync(\"git push\")'",
+        ASK,
+        ALLOW,
+    ),
+    ("node -p '1 + 1'", ALLOW, ALLOW),
+    ("perl -e 'system(\"sudo\", \"ls\")'", DENY, DENY),
+    ("perl -e 'exec \"rm -rf /\"'", DENY, DENY),
+    ("ruby -e 'system(ENV[\"X\"])'", ASK, ASK),
+    ("python -c 'import os; os.system(f\"ls {d}\")'", ASK, ASK),
+    ("python -c 'import os; os.system(\"cat .env\")'", DENY, DENY),
+    ("python - <<'EOF'\nprint(\"hi\")\nEOF", ALLOW, ALLOW),
+    ("python - <<EOF\nprint(\"$HOME\")\nEOF", ASK, ASK),
+    ("python3 <<< 'import os; os.system(\"rm -rf x\")'", ASK, ASK),
+    ("node --version", ALLOW, ALLOW),
+    ("python3 tools/gen.py", ALLOW, ALLOW),
+    ("python", ASK, ASK),
+];
+
+#[test]
+fn inline_code_is_judged_by_the_commands_it_names() {
+    let mut wrong = Vec::new();
+    for (mode, column) in [(Mode::Ask, 0), (Mode::FullAuto, 1)] {
+        let policy = Policy::from_layers(
+            &[Layer::builtin(), Layer::file("p.toml", INTERPRETERS)],
+            Some(mode),
+        )
+        .unwrap();
+        for (command, ask, full) in INLINE {
+            let expected = if column == 0 { ask } else { full };
+            let got = policy.check_command(command);
+            if got.decision != *expected {
+                wrong.push(format!(
+                    "{command:?} in {mode}: expected {expected:?}, got {:?} ({} at {}: {})",
+                    got.decision, got.rule, got.source, got.reason
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_command_inline_code_runs_says_which_call_runs_it() {
+    let d = example()
+        .check_command("python3 -c 'import subprocess; subprocess.run([\"curl\", \"x\"])'");
+    assert_eq!(
+        (d.decision, d.rule.as_str(), d.source.as_str()),
+        (
+            DENY,
+            "commands.deny \"curl\"",
+            "assets/policy/example.toml:19"
+        )
+    );
+    assert!(
+        d.reason
+            .contains("run by `subprocess.run` in the inline Python code of `python3`"),
+        "{}",
+        d.reason
+    );
+    let d = example().check_command("python -c 'import os; os.system(cmd)'");
+    assert_eq!((d.decision, d.rule.as_str()), (ASK, "command parsing"));
+    assert!(
+        d.reason.contains("calls `os.system` with `cmd`"),
+        "{}",
+        d.reason
+    );
+    let d = example().check_command("python -c 'print(1)'");
+    assert_eq!(
+        (d.decision, d.rule.as_str(), d.source.as_str()),
+        (
+            ASK,
+            "inline code (commands.deny \"git push\")",
+            "assets/policy/example.toml:19"
+        )
+    );
+    assert!(
+        d.reason
+            .contains("allow `python -c` in your own policy file"),
+        "{}",
+        d.reason
     );
 }
 

@@ -112,13 +112,14 @@ fn modes_behave_as_the_issue_says() {
     assert_eq!(auto.decide(&cmd("cargo build")).decision, Decision::Ask);
     assert_eq!(auto.decide(&cmd("rm -rf build")).decision, Decision::Ask);
 
+    // Full-auto waives the built-in default asks; the example file's own rules (its write
+    // scope, its `ask = ["rm -rf"]`) still ask.
     let full = example(Some(Mode::FullAuto));
-    assert_eq!(
-        full.decide(&write(&["docs/a.md"])).decision,
-        Decision::Allow
-    );
+    assert_eq!(full.decide(&write(&["src/a.py"])).decision, Decision::Allow);
+    assert_eq!(full.decide(&write(&["docs/a.md"])).decision, Decision::Ask);
     assert_eq!(full.decide(&cmd("cargo build")).decision, Decision::Allow);
-    assert_eq!(full.decide(&cmd("rm -rf build")).decision, Decision::Allow);
+    assert_eq!(full.decide(&cmd("rm -r build")).decision, Decision::Allow);
+    assert_eq!(full.decide(&cmd("rm -rf build")).decision, Decision::Ask);
     assert_eq!(
         full.decide(&cmd("make && git push")).decision,
         Decision::Deny

@@ -32,7 +32,7 @@ pub struct CheckArgs {
     /// Also decide the command connecting to this host through Bosun's proxy
     #[arg(long, conflicts_with = "write")]
     host: Option<String>,
-    /// Print one JSON object {decision, rule, source, mode}
+    /// Print one JSON object {decision, rule, source, mode, reason, network, project_scripts}
     #[arg(long)]
     json: bool,
     /// The command, after `--`
@@ -83,6 +83,9 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let grant = command.and_then(|c| policy.network_grant(c));
+    let scripts = command
+        .map(bosun_policy::project_scripts)
+        .unwrap_or_default();
     let host = match (command, &args.host) {
         (Some(c), Some(h)) => Some(policy.check_host(c, h)),
         _ => None,
@@ -98,6 +101,7 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         });
         if command.is_some() {
             v["network"] = serde_json::to_value(&grant)?;
+            v["project_scripts"] = serde_json::to_value(&scripts)?;
         }
         if let Some(h) = &host {
             v["host"] = serde_json::to_value(h)?;
@@ -111,6 +115,13 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         writeln!(out, "  mode:   {}", d.mode.as_str())?;
         if command.is_some() {
             write_grant(&mut out, grant.as_ref())?;
+        }
+        for s in &scripts {
+            writeln!(
+                out,
+                "project scripts are not inspected: `{}` runs {}; the policy decides `{}` itself, never what those run, and only a [network] rule that names `{}` grants it the network",
+                s.runner, s.runs, s.runner, s.runner
+            )?;
         }
         if let Some(h) = host {
             let h = h.decision;

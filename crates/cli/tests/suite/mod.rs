@@ -6,6 +6,7 @@ mod git_escape;
 mod inspect;
 mod journal;
 mod model_limits;
+mod modes;
 mod network;
 mod redaction;
 mod resume;
