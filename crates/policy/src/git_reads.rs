@@ -252,3 +252,19 @@ mod tests {
         assert_eq!(revision_paths("README.md"), Vec::<&str>::new());
     }
 }
+
+#[cfg(test)]
+mod through_interpreters {
+    use super::git_prints_objects;
+
+    #[test]
+    fn git_run_by_inline_code_is_judged_too() {
+        for command in [
+            r#"python3 -c 'import subprocess; subprocess.run(["git", "cat-file", "-p", "abc123"])'"#,
+            r#"node -e 'require("child_process").execSync("git show HEAD:.env")'"#,
+            "perl -e 'system(\"git log -p\")'",
+        ] {
+            assert!(git_prints_objects(command).is_some(), "{command}");
+        }
+    }
+}
