@@ -31,6 +31,7 @@ mod scan;
 mod task;
 mod tree_edit;
 
+pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;
 pub use history::{DiffPoint, Restored};
 pub use pool::{

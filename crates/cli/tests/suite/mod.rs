@@ -11,4 +11,5 @@ mod retries;
 mod review;
 mod run;
 mod sandbox;
+mod selectors;
 mod support;
