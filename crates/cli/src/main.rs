@@ -69,7 +69,7 @@ enum Command {
         #[arg(long)]
         stat: bool,
     },
-    /// Put a task's worktree back to checkpoint N (prints the files it changes)
+    /// Put a task's worktree back to checkpoint N, 0 = its base (prints the files it changes)
     Restore { task: String, checkpoint: u32 },
     /// A task's changes for review: files, hunks (numbered for accept/reject), verdicts, comments
     Review {

@@ -138,7 +138,7 @@ impl Reviewer {
             .last()
             .map_or(0, |c| c.n);
         let mut newest = None;
-        for c in wt.checkpoints()?.into_iter().filter(|c| c.n > known) {
+        for c in wt.checkpoints_after(known)? {
             self.append(EventMsg::CheckpointCreated(
                 bosun_protocol::CheckpointCreated {
                     checkpoint: c.n,
