@@ -101,8 +101,13 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
                 }
             }
             EventMsg::ToolCallEnd(e) => {
+                // The first call with this id still waiting (a model can repeat an id; the
+                // repeat is refused, and its end is its own).
                 if let Some(t) = turn.as_mut()
-                    && let Some(slot) = t.results.iter_mut().find(|(id, _)| *id == e.call_id.0)
+                    && let Some(slot) = t
+                        .results
+                        .iter_mut()
+                        .find(|(id, result)| *id == e.call_id.0 && result.is_none())
                 {
                     slot.1 = Some(ChatMessage::Tool {
                         call_id: e.call_id.0.clone(),
