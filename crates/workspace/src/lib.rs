@@ -37,7 +37,9 @@ pub use history::{DiffPoint, Restored};
 pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
-pub use review::{AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history};
+pub use review::{
+    AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history, delete_task_branch,
+};
 pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree};
 
 use error::GitContext;

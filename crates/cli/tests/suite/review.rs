@@ -420,3 +420,53 @@ fn undoing_a_reject_of_a_change_the_agent_made_again_leaves_the_file_as_the_agen
         vec!["unreviewed", "unreviewed"]
     );
 }
+
+#[test]
+fn merging_a_task_removes_its_branch_and_keeps_its_checkpoints() {
+    let env = Env::new();
+    let (server, task) = task_with_changes(&env);
+    let branch = format!("bosun/{task}");
+    let bosun_branches = |env: &Env| git(&env.repo, &["branch", "--list", "bosun/*"]);
+    let checkpoint_refs = |env: &Env| {
+        git(
+            &env.repo,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                &format!("refs/bosun/{task}/"),
+            ],
+        )
+    };
+    assert!(bosun_branches(&env).contains(&branch));
+    let checkpoints = checkpoint_refs(&env);
+    assert!(!checkpoints.is_empty());
+
+    ok(&env, &["accept", &task]);
+    ok(&env, &["merge", &task, "--into", "feature"]);
+    assert_eq!(bosun_branches(&env), "", "no bosun/* branch is left");
+    assert_eq!(checkpoint_refs(&env), checkpoints, "the checkpoints stay");
+
+    // The task can still be given more work, and merged again.
+    server.push(tools(vec![call(
+        "w3",
+        "write_file",
+        json!({"path": "MORE.md", "content": "more\n"}),
+    )]));
+    server.push(text("Added more."));
+    ok(
+        &env,
+        &[
+            "continue",
+            &task,
+            "--prompt",
+            "add more",
+            "--json",
+            "--mode",
+            "full-auto",
+        ],
+    );
+    ok(&env, &["accept", &task, "MORE.md"]);
+    ok(&env, &["merge", &task, "--into", "feature"]);
+    assert_eq!(git(&env.repo, &["show", "feature:MORE.md"]), "more\n");
+    assert_eq!(bosun_branches(&env), "");
+}
