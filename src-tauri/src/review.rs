@@ -5,7 +5,7 @@ use crate::commands::Runner;
 use crate::engine::Engine;
 use crate::error::IpcError;
 use bosun_core::CoreError;
-use bosun_core::review::{HunkSel, Reviewer, Verdict};
+use bosun_core::review::{Reviewer, Selector, Verdict};
 use bosun_protocol::{
     FileDiff, MergeOutcome, MergeRequest, Review, ReviewFile, TaskId, TimelineCheckpoint,
 };
@@ -42,7 +42,8 @@ pub fn review_file(
     Ok(reviewer(&runner, &task_id)?.1.file(&path)?)
 }
 
-/// `verdict`: accept | reject | unmark; `path` null = every file; `hunks` null = the whole file.
+/// `verdict`: accept | reject | unmark; `path` null = every file; `hunks` (ids) null = the
+/// whole file. Resolved against the review listing like the CLI's selectors.
 #[tauri::command(async)]
 pub fn review_verdict(
     runner: State<'_, Runner>,
@@ -52,10 +53,11 @@ pub fn review_verdict(
     hunks: Option<Vec<String>>,
 ) -> Result<Review, IpcError> {
     let verdict: Verdict = verdict.parse()?;
-    let hunks: Option<Vec<HunkSel>> = hunks.map(|h| h.into_iter().map(HunkSel::Id).collect());
+    let selector = Selector::from_ids(path, hunks)?;
     Ok(reviewer(&runner, &task_id)?
         .1
-        .verdict(verdict, path.as_deref(), hunks.as_deref())?)
+        .verdict(verdict, &selector)?
+        .review)
 }
 
 #[tauri::command(async)]

@@ -29,6 +29,7 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
                 CoreError::Workspace(w) => for_workspace(w),
                 CoreError::Config(_)
                 | CoreError::Review { .. }
+                | CoreError::Refused { .. }
                 | CoreError::Model(bosun_model::ModelError::Config(_)) => USAGE,
                 CoreError::Store(s) => for_store(s),
                 CoreError::Model(_) | CoreError::Tool(_) | CoreError::Internal(_) => FAILED,

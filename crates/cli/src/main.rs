@@ -69,7 +69,7 @@ enum Command {
         #[arg(long)]
         stat: bool,
     },
-    /// Put a task's worktree back to checkpoint N (prints the files it changes)
+    /// Put a task's worktree back to checkpoint N, 0 = its base (prints the files it changes)
     Restore { task: String, checkpoint: u32 },
     /// A task's changes for review: files, hunks (numbered for accept/reject), verdicts, comments
     Review {
@@ -80,24 +80,33 @@ enum Command {
         #[arg(long)]
         lines: bool,
     },
-    /// Accept hunks: PATH (the whole file), PATH:N or PATH:N,M (hunk numbers from `bosun review`);
-    /// no PATH accepts every hunk
+    /// Accept hunks: none named = every undecided hunk; PATH (the new or the old path of a
+    /// rename) = the file's hunks but its rejected ones; PATH:N[,N…] = those hunks (numbers from
+    /// `bosun review`; a rejected one is put back); --all = every file, as PATH
     Accept {
         task: String,
+        /// PATH or PATH:N[,N…] (no directories, no globs)
         target: Option<String>,
+        /// Every file, each as if named by its path
+        #[arg(long)]
+        all: bool,
     },
-    /// Reject hunks: they are taken out of the task's worktree (a checkpoint records it)
+    /// Reject hunks: they are taken out of the task's worktree (a checkpoint records it); none
+    /// named = every undecided hunk
     Reject {
         task: String,
+        /// PATH or PATH:N[,N…] (no directories, no globs)
         target: Option<String>,
-        /// Reject every hunk of every file
+        /// Every hunk of every file, accepted ones too
         #[arg(long)]
         all: bool,
     },
     /// Take a verdict back: accepted hunks become unreviewed, rejected ones are put back
     Unmark {
         task: String,
+        /// PATH or PATH:N[,N…] (no directories, no globs)
         target: Option<String>,
+        /// Every decided hunk of every file
         #[arg(long)]
         all: bool,
     },
@@ -184,8 +193,8 @@ fn main() -> ExitCode {
         } => commands::diff::diff(&task, from, to, stat),
         Command::Restore { task, checkpoint } => commands::diff::restore(&task, checkpoint),
         Command::Review { task, json, lines } => commands::review::review(&task, json, lines),
-        Command::Accept { task, target } => {
-            commands::review::verdict(Verdict::Accept, &task, target.as_deref(), false)
+        Command::Accept { task, target, all } => {
+            commands::review::verdict(Verdict::Accept, &task, target.as_deref(), all)
         }
         Command::Reject { task, target, all } => {
             commands::review::verdict(Verdict::Reject, &task, target.as_deref(), all)

@@ -79,6 +79,10 @@ impl Transcript {
                 let what = match r.kind {
                     bosun_protocol::ResumeKind::FollowUp => "▸ follow-up".to_string(),
                     bosun_protocol::ResumeKind::Resume => match r.restored_checkpoint {
+                        Some(0) => format!(
+                            "▸ resumed from the base (put back: {})",
+                            r.restored_files.join(", ")
+                        ),
                         Some(n) if !r.restored_files.is_empty() => format!(
                             "▸ resumed from checkpoint {n} (put back: {})",
                             r.restored_files.join(", ")

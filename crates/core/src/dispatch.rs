@@ -235,6 +235,21 @@ fn parse_args(raw: &str) -> Result<serde_json::Value, (serde_json::Value, String
     }
 }
 
+/// A tool call that is not run because an earlier call of the same model response has its id:
+/// it still gets its begin and end events, and the model is told why (one result per id it
+/// sent, never the first call's result twice).
+pub fn refuse_duplicate(
+    call: &ToolCall,
+    recovered: bool,
+    emitter: &Emitter,
+) -> Result<ChatMessage, CoreError> {
+    let args = parse_args(&call.arguments).unwrap_or_else(|(shown, _)| shown);
+    CallEvents::begin(emitter, call, &args, recovered)?.fail(format!(
+        "duplicate tool call id `{}`: an earlier call in this response has the same id, so this call was not run; give every call its own id, and call it again if it is still needed",
+        call.id
+    ))
+}
+
 pub async fn dispatch(
     call: &ToolCall,
     recovered: bool,

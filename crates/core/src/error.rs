@@ -22,6 +22,10 @@ pub enum CoreError {
     /// A review operation refused (`code` says which kind for the UI).
     #[error("{message}")]
     Review { code: &'static str, message: String },
+    /// An operation refused before it changed anything (e.g. resuming a finished task); the
+    /// message says what to do instead.
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
 }
 
 impl From<bosun_store::StoreError> for CoreError {
@@ -49,7 +53,7 @@ impl CoreError {
             CoreError::Tool(_) => "tool_fault",
             CoreError::Config(_) => "config_error",
             CoreError::Internal(_) => "internal_error",
-            CoreError::Review { code, .. } => code,
+            CoreError::Review { code, .. } | CoreError::Refused { code, .. } => code,
         }
     }
 }

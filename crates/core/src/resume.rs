@@ -14,7 +14,7 @@ use bosun_protocol::{
     ToolCallStatus, UserMessage,
 };
 use bosun_store::{Store, process_start_time};
-use bosun_workspace::TaskWorktree;
+use bosun_workspace::{Checkpoint, TaskWorktree};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -101,8 +101,13 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
                 }
             }
             EventMsg::ToolCallEnd(e) => {
+                // The first call with this id still waiting (a model can repeat an id; the
+                // repeat is refused, and its end is its own).
                 if let Some(t) = turn.as_mut()
-                    && let Some(slot) = t.results.iter_mut().find(|(id, _)| *id == e.call_id.0)
+                    && let Some(slot) = t
+                        .results
+                        .iter_mut()
+                        .find(|(id, result)| *id == e.call_id.0 && result.is_none())
                 {
                     slot.1 = Some(ChatMessage::Tool {
                         call_id: e.call_id.0.clone(),
@@ -140,6 +145,10 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
             row.id, row.owner_pid
         )));
     }
+    let resume = spec.message.is_none();
+    if resume {
+        refuse_unless_resumable(&row)?;
+    }
     let events = all_events(&store, &row.id)?;
     // What the task was started with carries over unless this continuation says otherwise.
     let started = events.iter().find_map(|e| match &e.msg {
@@ -158,7 +167,6 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
     let client = bosun_model::client(spec.provider.clone())?;
     let prices = load_prices(&spec.home)?;
 
-    let resume = spec.message.is_none();
     let (home, repo, id, path, base) = (
         spec.home.clone(),
         PathBuf::from(&row.repo),
@@ -166,10 +174,19 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         PathBuf::from(&row.worktree),
         row.base_commit.clone(),
     );
-    let (worktree, restored) =
-        tokio::task::spawn_blocking(move || reopen(&home, &repo, &id, &path, &base, resume))
-            .await
-            .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
+    let journaled = store.checkpoints(&row.id)?.last().map_or(0, |c| c.n);
+    let reopened = tokio::task::spawn_blocking(move || {
+        reopen(&home, &repo, &id, &path, &base, resume, journaled)
+    })
+    .await
+    .map_err(|e| CoreError::Internal(format!("worktree thread failed: {e}")))??;
+    let Reopened {
+        worktree,
+        restored_to,
+        restored_files,
+        unjournaled,
+        changed_before,
+    } = reopened;
 
     let policy_files = PolicyFiles::new(
         &spec.home,
@@ -188,11 +205,9 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         Emitter::new(row.id.clone(), Arc::clone(&store), last_seq, tx)
             .with_redaction(Arc::clone(&redaction)),
     );
-    let (restored_checkpoint, restored_files, new_checkpoint) = restored;
-    // A resume continues the interrupted run, so what it changed before counts as evidence; a
-    // follow-up is a new run that must change something itself to be `completed`.
-    let changed_before = resume && (restored_checkpoint.is_some() || new_checkpoint.is_some());
-    if let Some(cp) = new_checkpoint {
+    // Every checkpoint ref gets its event and row, in order: the ones a restore just wrote,
+    // and any a killed process wrote before it could journal them.
+    for cp in unjournaled {
         emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
             checkpoint: cp.n,
             commit: cp.commit,
@@ -206,7 +221,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         } else {
             ResumeKind::FollowUp
         },
-        restored_checkpoint,
+        restored_checkpoint: restored_to,
         restored_files: restored_files.clone(),
     }))?;
     let mut text = match &spec.message {
@@ -214,9 +229,14 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         None => {
             let mut t =
                 "Bosun stopped while you were working on this task; it now continues.".to_string();
-            if let Some(n) = restored_checkpoint {
+            let put_back = match restored_to {
+                Some(0) => Some("the state the task started from (its base commit)".to_string()),
+                Some(n) => Some(format!("checkpoint {n}")),
+                None => None,
+            };
+            if let Some(state) = put_back {
                 t.push_str(&format!(
-                    " The worktree was put back to checkpoint {n}, so anything the interrupted step changed after it is undone ({} file(s): {}).",
+                    " The worktree was put back to {state}, so anything the interrupted step changed after it is undone ({} file(s): {}).",
                     restored_files.len(),
                     restored_files.join(", ")
                 ));
@@ -254,14 +274,38 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
     .start(messages)
 }
 
-type Restored = (
-    Option<u32>,
-    Vec<String>,
-    Option<bosun_workspace::Checkpoint>,
-);
+/// `bosun resume` continues a run that was cut short; a task that finished is given more work
+/// with a follow-up instead, and is left exactly as it was.
+fn refuse_unless_resumable(row: &bosun_store::TaskRow) -> Result<(), CoreError> {
+    if matches!(row.status, TaskStatus::Interrupted | TaskStatus::Failed) {
+        return Ok(());
+    }
+    Err(CoreError::Refused {
+        code: "not_resumable",
+        message: format!(
+            "task {id} is {status}, not interrupted: resume continues a task that was stopped part way (a crash, a quit, Ctrl-C); to give it more work, use `bosun continue {id} --prompt TEXT`",
+            id = row.id,
+            status = row.status.as_str()
+        ),
+    })
+}
+
+/// The worktree of a continued task and, for a resume, what was put back.
+struct Reopened {
+    worktree: TaskWorktree,
+    /// The state the worktree was put back to: checkpoint n, or 0 for the base (no checkpoint
+    /// preceded the interrupted step); None when nothing was undone and there is no checkpoint.
+    restored_to: Option<u32>,
+    restored_files: Vec<String>,
+    /// Checkpoints in the repository that the journal has no event for, oldest first.
+    unjournaled: Vec<Checkpoint>,
+    /// A resume: whether the interrupted run had changed files (a checkpoint preceded it).
+    changed_before: bool,
+}
 
 /// Re-opens the worktree (re-materialised if it was recycled); for a resume, puts it back to the
-/// last checkpoint when the interrupted step left changes after it.
+/// last checkpoint (or the base, when there is none) when the interrupted step left changes
+/// after it. `journaled`: the newest checkpoint the journal has.
 fn reopen(
     home: &Path,
     repo: &Path,
@@ -269,17 +313,27 @@ fn reopen(
     path: &Path,
     base: &str,
     resume: bool,
-) -> Result<(TaskWorktree, Restored), CoreError> {
+    journaled: u32,
+) -> Result<Reopened, CoreError> {
     let mut wt = TaskWorktree::open(home, repo, task_id, path, base)?;
-    if !resume {
-        return Ok((wt, (None, Vec::new(), None)));
+    let (mut restored_to, mut restored_files, mut changed_before) = (None, Vec::new(), false);
+    if resume {
+        // 0: the base, when the interrupted step was the task's first change.
+        let last = wt.latest_checkpoint();
+        changed_before = last > 0;
+        if !wt.restore_preview(last)?.is_empty() {
+            restored_files = wt.restore_to(last)?.paths;
+            restored_to = Some(last);
+        } else if last > 0 {
+            restored_to = Some(last);
+        }
     }
-    let Some(last) = wt.checkpoints()?.last().map(|c| c.n) else {
-        return Ok((wt, (None, Vec::new(), None)));
-    };
-    if wt.restore_preview(last)?.is_empty() {
-        return Ok((wt, (Some(last), Vec::new(), None)));
-    }
-    let restored = wt.restore_to(last)?;
-    Ok((wt, (Some(last), restored.paths, restored.checkpoint)))
+    let unjournaled = wt.checkpoints_after(journaled)?;
+    Ok(Reopened {
+        worktree: wt,
+        restored_to,
+        restored_files,
+        unjournaled,
+        changed_before,
+    })
 }

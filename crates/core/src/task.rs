@@ -2,7 +2,7 @@
 
 use crate::approvals::ApprovalGate;
 use crate::checkpoint::Checkpointer;
-use crate::dispatch::{DispatchEnv, dispatch};
+use crate::dispatch::{DispatchEnv, dispatch, refuse_duplicate};
 use crate::policy_files::PolicyFiles;
 use crate::redaction::Redaction;
 use crate::sandboxing::Sandboxing;
@@ -577,6 +577,14 @@ impl TaskRun {
                 if self.cancel.is_cancelled() {
                     skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
                     return Ok(interrupted());
+                }
+                if calls[..i].iter().any(|earlier| earlier.id == call.id) {
+                    let mut refused = refuse_duplicate(call, recovered, &self.emitter)?;
+                    if let ChatMessage::Tool { content, .. } = &mut refused {
+                        self.note_redacted(self.redaction.text(content))?;
+                    }
+                    messages.push(refused);
+                    continue;
                 }
                 let command = call.name == "run_command";
                 if command {

@@ -132,7 +132,7 @@ pub enum ResumeKind {
 pub struct TaskResumed {
     pub kind: ResumeKind,
     /// The checkpoint the worktree was put back to (a resume discards what an interrupted tool
-    /// call half-did since then).
+    /// call half-did since then); 0 is the base, when no checkpoint preceded that call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub restored_checkpoint: Option<u32>,

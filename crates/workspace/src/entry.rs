@@ -58,7 +58,7 @@ pub(crate) fn lstat(path: &Path) -> Result<Option<Metadata>> {
 
 /// Normalises a worktree-relative path to git's form (`a/b`), refusing anything outside the
 /// worktree and git's own directory.
-pub(crate) fn normalise(path: &str) -> Result<String> {
+pub fn normalise(path: &str) -> Result<String> {
     let invalid = |reason| WorkspaceError::InvalidPath {
         path: path.to_string(),
         reason,

@@ -25,10 +25,29 @@ pub struct Restored {
     pub checkpoint: Option<Checkpoint>,
 }
 
+/// The state `restore` puts back: checkpoint `n`, or the base for 0.
+fn restore_point(n: u32) -> DiffPoint {
+    match n {
+        0 => DiffPoint::Base,
+        n => DiffPoint::Checkpoint(n),
+    }
+}
+
 impl TaskWorktree {
     pub fn checkpoints(&self) -> Result<Vec<Checkpoint>> {
+        self.checkpoints_after(0)
+    }
+
+    /// The number of the newest checkpoint; 0 when there is none (the worktree is the base).
+    pub fn latest_checkpoint(&self) -> u32 {
+        self.latest.map_or(0, |(n, _)| n)
+    }
+
+    /// The checkpoints numbered above `after`, oldest first (e.g. those not journaled yet).
+    pub fn checkpoints_after(&self, after: u32) -> Result<Vec<Checkpoint>> {
         let mut out = Vec::new();
-        for (n, id) in checkpoint_refs(&self.repo, &self.task_id)? {
+        let refs = checkpoint_refs(&self.repo, &self.task_id)?;
+        for (n, id) in refs.into_iter().filter(|(n, _)| *n > after) {
             let commit = self.repo.find_commit(id).git_ctx("reading a checkpoint")?;
             let tree = commit.tree().git_ctx("reading a checkpoint")?;
             let parent = match commit.parent(0) {
@@ -101,10 +120,10 @@ impl TaskWorktree {
         Ok(text)
     }
 
-    /// The paths that differ between the worktree now and checkpoint `n`.
+    /// The paths that differ between the worktree now and checkpoint `n` (0: the base).
     pub fn restore_preview(&self, n: u32) -> Result<Vec<String>> {
         self.ensure_present()?;
-        let target = self.tree_at(DiffPoint::Checkpoint(n))?;
+        let target = self.tree_at(restore_point(n))?;
         let latest = &self.tree_of_latest()?;
         // Hashes what changed without writing any object.
         let mut blobs = Blobs::new(&self.repo, &self.worktree);
@@ -139,22 +158,29 @@ impl TaskWorktree {
         Ok(out)
     }
 
-    /// Puts the worktree back to checkpoint `n`, touching only the paths that differ; returns them.
+    /// Puts the worktree back to checkpoint `n` (0: the base), touching only the paths that
+    /// differ; returns them.
     pub fn restore(&mut self, n: u32) -> Result<Vec<String>> {
         self.restore_to(n).map(|r| r.paths)
     }
 
     /// Like [`TaskWorktree::restore`], also saying which checkpoints it wrote: uncommitted work is
     /// first saved as a checkpoint, and the restored state becomes a new checkpoint, so the next
-    /// checkpoint's parent is exactly what the worktree holds and nothing is ever lost.
+    /// checkpoint's parent is exactly what the worktree holds and nothing is ever lost. (A
+    /// caller journals both: [`TaskWorktree::checkpoints_after`] lists them.)
     pub fn restore_to(&mut self, n: u32) -> Result<Restored> {
         self.ensure_present()?;
-        self.tree_at(DiffPoint::Checkpoint(n))?;
+        let point = restore_point(n);
+        self.tree_at(point)?;
+        let name = match n {
+            0 => "the base".to_string(),
+            n => format!("checkpoint {n}"),
+        };
         self.checkpoint(
             &ChangeHint::Unknown,
-            &format!("Work before restoring checkpoint {n}"),
+            &format!("Work before restoring {name}"),
         )?;
-        let target = self.tree_at(DiffPoint::Checkpoint(n))?.id();
+        let target = self.tree_at(point)?.id();
         let mut index = self.load_index()?;
         let paths = {
             let from = self.tree_of_latest()?.id();
@@ -168,7 +194,7 @@ impl TaskWorktree {
         let checkpoint = if paths.is_empty() {
             None
         } else {
-            Some(self.commit(target, &format!("Restore checkpoint {n}"), paths.clone())?)
+            Some(self.commit(target, &format!("Restore {name}"), paths.clone())?)
         };
         self.persist_index(&mut index)?;
         Ok(Restored { paths, checkpoint })

@@ -32,12 +32,15 @@ mod spare;
 mod task;
 mod tree_edit;
 
+pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;
 pub use history::{DiffPoint, Restored};
 pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
-pub use review::{AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history};
+pub use review::{
+    AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history, delete_task_branch,
+};
 pub use spare::{drop_spares, prepare_spare};
 pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree};
 

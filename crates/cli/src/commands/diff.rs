@@ -48,13 +48,17 @@ pub fn restore(task: &str, n: u32) -> anyhow::Result<ExitCode> {
     let store = std::sync::Arc::new(open_store()?);
     let reviewer = bosun_core::review::Reviewer::open(&crate::home(), store, task)?;
     let changed = reviewer.restore(n)?;
+    let state = match n {
+        0 => "the base".to_string(),
+        n => format!("checkpoint {n}"),
+    };
     let mut out = std::io::stdout().lock();
     if changed.is_empty() {
-        writeln!(out, "the worktree already matches checkpoint {n}")?;
+        writeln!(out, "the worktree already matches {state}")?;
     } else {
         writeln!(
             out,
-            "restored checkpoint {n} in {}; changed:",
+            "restored {state} in {}; changed:",
             reviewer.worktree_path()?
         )?;
         for p in &changed {

@@ -2,7 +2,7 @@
 //! task's changes from the terminal, the same operations as the app's review screen.
 
 use anyhow::{Context, bail};
-use bosun_core::review::{HunkSel, Reviewer, Verdict};
+use bosun_core::review::{Reviewer, Selector, Verdict};
 use bosun_protocol::{
     DiffLine, FileReviewState, FileStatus, HunkState, LineKind, MergeMode, MergeRequest, Review,
 };
@@ -14,26 +14,6 @@ use std::sync::Arc;
 fn reviewer(task: &str) -> anyhow::Result<Reviewer> {
     let store = Arc::new(super::open_store()?);
     Ok(Reviewer::open(&crate::home(), store, task)?)
-}
-
-/// `PATH`, `PATH:N` or `PATH:N,M`: a file and, optionally, hunk numbers (as `bosun review` lists
-/// them). A path that itself ends in `:<digits>` can be given as `PATH:` + hunks.
-pub fn parse_target(spec: &str) -> anyhow::Result<(String, Option<Vec<HunkSel>>)> {
-    if let Some((path, hunks)) = spec.rsplit_once(':')
-        && !hunks.is_empty()
-        && hunks.split(',').all(|h| h.trim().parse::<u32>().is_ok())
-    {
-        if path.is_empty() {
-            bail!("`{spec}` names no file: use PATH or PATH:HUNK");
-        }
-        let sel = hunks
-            .split(',')
-            .filter_map(|h| h.trim().parse::<u32>().ok())
-            .map(HunkSel::Number)
-            .collect();
-        return Ok((path.to_string(), Some(sel)));
-    }
-    Ok((spec.to_string(), None))
 }
 
 pub fn review(task: &str, json: bool, lines: bool) -> anyhow::Result<ExitCode> {
@@ -183,6 +163,7 @@ fn hunk_mark(s: HunkState) -> &'static str {
     }
 }
 
+/// `bosun accept|reject|unmark TASK [PATH | PATH:N[,N…] | --all]`.
 pub fn verdict(
     verdict: Verdict,
     task: &str,
@@ -190,21 +171,51 @@ pub fn verdict(
     all: bool,
 ) -> anyhow::Result<ExitCode> {
     let r = reviewer(task)?;
-    let (path, hunks) = match target {
-        Some(t) => {
-            let (p, h) = parse_target(t)?;
-            (Some(p), h)
-        }
-        None if all || verdict == Verdict::Accept => (None, None),
-        None => bail!("name a file (PATH or PATH:HUNK), or pass --all for every file"),
+    let selector = Selector::from_args(target, all)?;
+    let applied = r.verdict(verdict, &selector)?;
+    let done = match verdict {
+        Verdict::Accept => "accepted",
+        Verdict::Reject => "rejected",
+        Verdict::Unmark => "took back the verdict of",
     };
-    let review = r.verdict(verdict, path.as_deref(), hunks.as_deref())?;
-    let c = &review.counts;
+    if applied.changed.is_empty() {
+        let state = match verdict {
+            Verdict::Accept => "accepted",
+            Verdict::Reject => "rejected",
+            Verdict::Unmark => "undecided",
+        };
+        println!("nothing to change: what you named is {state} already");
+    } else {
+        println!("{done} {}", hunk_list(&applied.changed));
+    }
+    let c = &applied.review.counts;
     println!(
         "{} accepted, {} rejected, {} unreviewed (of {} hunks)",
         c.accepted, c.rejected, c.unreviewed, c.hunks
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `a.txt:1,2 b.txt:1`, at most ten files.
+fn hunk_list(hunks: &[(String, u32)]) -> String {
+    const SHOWN: usize = 10;
+    let mut files: Vec<(&str, Vec<String>)> = Vec::new();
+    for (path, n) in hunks {
+        match files.iter_mut().find(|(p, _)| p == path) {
+            Some((_, ns)) => ns.push(n.to_string()),
+            None => files.push((path, vec![n.to_string()])),
+        }
+    }
+    let mut out = files
+        .iter()
+        .take(SHOWN)
+        .map(|(p, ns)| format!("{p}:{}", ns.join(",")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if files.len() > SHOWN {
+        out.push_str(&format!(" and {} more files", files.len() - SHOWN));
+    }
+    out
 }
 
 pub fn undo(task: &str) -> anyhow::Result<ExitCode> {
@@ -335,24 +346,15 @@ pub fn discard(task: &str, delete_history: bool) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
-    fn targets_name_a_file_and_optionally_hunks() {
-        assert_eq!(parse_target("src/a.rs").unwrap(), ("src/a.rs".into(), None));
-        assert_eq!(
-            parse_target("src/a.rs:2").unwrap(),
-            ("src/a.rs".into(), Some(vec![HunkSel::Number(2)]))
-        );
-        assert_eq!(
-            parse_target("a:b.txt:1,3").unwrap(),
-            (
-                "a:b.txt".into(),
-                Some(vec![HunkSel::Number(1), HunkSel::Number(3)])
-            )
-        );
-        assert_eq!(parse_target("a:b.txt").unwrap(), ("a:b.txt".into(), None));
-        assert!(parse_target(":3").is_err());
+    fn changed_hunks_are_listed_as_selectors() {
+        let hunks = [
+            ("a.txt".to_string(), 1),
+            ("b.txt".into(), 1),
+            ("a.txt".into(), 3),
+        ];
+        assert_eq!(hunk_list(&hunks), "a.txt:1,3 b.txt:1");
     }
 }

@@ -220,3 +220,70 @@ fn setup_errors_are_clear_and_create_no_task() {
         body: String::new(),
     };
 }
+
+#[test]
+fn a_repeated_tool_call_id_in_one_response_runs_once_and_the_repeat_is_told_why() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call(
+                "dup",
+                "write_file",
+                json!({"path": "first.txt", "content": "first\n"}),
+            ),
+            call(
+                "dup",
+                "write_file",
+                json!({"path": "second.txt", "content": "second\n"}),
+            ),
+        ]),
+        text("Wrote the first."),
+        text("Still just the first."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "write two files", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let wt = run.worktree();
+    assert!(wt.join("first.txt").exists());
+    assert!(!wt.join("second.txt").exists(), "the repeat did not run");
+
+    let ends = run.tool_ends();
+    assert_eq!(ends.len(), 2, "both calls are in the timeline");
+    assert_eq!(ends[0].status, ToolCallStatus::Success);
+    assert_eq!(ends[1].status, ToolCallStatus::Error);
+    assert!(
+        ends[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("duplicate tool call id `dup`"),
+        "{:?}",
+        ends[1].error
+    );
+
+    // The model gets one result per call it sent, in order: the first's, then the error.
+    let results = |request: &bosun_testkit::RecordedRequest| -> Vec<String> {
+        messages(request)
+            .iter()
+            .filter(|m| m["role"] == "tool" && m["tool_call_id"] == "dup")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let sent = results(&server.requests()[1]);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(!sent[0].contains("duplicate"), "{sent:?}");
+    assert!(sent[1].contains("duplicate tool call id"), "{sent:?}");
+
+    // A follow-up rebuilds the same conversation from the journal.
+    let out = env
+        .bosun()
+        .args(["continue", &run.task_id(), "--prompt", "and now?", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(results(&server.requests()[2]), sent);
+}

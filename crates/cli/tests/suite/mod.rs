@@ -14,5 +14,6 @@ mod retries;
 mod review;
 mod run;
 mod sandbox;
+mod selectors;
 mod split_secrets;
 mod support;

@@ -261,3 +261,189 @@ fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
         "two more model requests, not 100"
     );
 }
+
+/// The numbers of the task's checkpoints: as journaled (`bosun checkpoints`) and as refs in the
+/// user's repository.
+fn checkpoint_numbers(env: &Env, task: &str) -> (Vec<u64>, Vec<u64>) {
+    let rows = env.json(&["checkpoints", task, "--json"]);
+    let journaled = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["n"].as_u64().unwrap())
+        .collect();
+    let mut refs: Vec<u64> = git(
+        &env.repo,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            &format!("refs/bosun/{task}/"),
+        ],
+    )
+    .lines()
+    .map(|r| r.rsplit('/').next().unwrap().parse().unwrap())
+    .collect();
+    refs.sort();
+    (journaled, refs)
+}
+
+fn resumed_event(events: &[bosun_protocol::Event]) -> bosun_protocol::TaskResumed {
+    events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::TaskResumed(r) => Some(r.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_first_step_killed_before_any_checkpoint_is_undone_back_to_the_base() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![tools(vec![call(
+        "c",
+        "run_command",
+        json!({"command": "echo partial > half.txt; echo started; sleep 30"}),
+    )])])
+    .unwrap();
+    let printed = run_and_kill_when_printed(&env, &server, "started");
+    let task = printed.last().unwrap().task_id.0.clone();
+    let worktree = worktree_of(&printed);
+    assert!(worktree.join("half.txt").exists());
+
+    server.push(text("Resumed; nothing left to do."));
+    let out = env
+        .bosun()
+        .args(["resume", &task, "--json", "--mode", "full-auto"])
+        .output()
+        .unwrap();
+    let events = parse_events(&out.stdout);
+    let resumed = resumed_event(&events);
+    assert_eq!(resumed.restored_checkpoint, Some(0), "0: the base");
+    assert_eq!(resumed.restored_files, vec!["half.txt".to_string()]);
+    assert!(
+        !worktree.join("half.txt").exists(),
+        "the interrupted step's change is undone"
+    );
+    let msgs = messages(server.requests().last().unwrap());
+    let told = msgs.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        told.contains("put back to the state the task started from") && told.contains("half.txt"),
+        "{told}"
+    );
+    // The undone step leaves nothing changed: the task only answered.
+    assert_eq!(
+        out.status.code(),
+        Some(6),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // What the step had written is kept as a checkpoint, journaled like every other.
+    let (journaled, refs) = checkpoint_numbers(&env, &task);
+    assert_eq!(journaled, vec![1, 2]);
+    assert_eq!(refs, journaled);
+}
+
+#[test]
+fn checkpoint_numbers_have_no_gaps_after_a_resume_every_ref_has_its_event_and_row() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "kept.txt", "content": "kept\n"}),
+        )]),
+        tools(vec![call(
+            "c",
+            "run_command",
+            json!({"command": "echo partial > half.txt; echo started; sleep 30"}),
+        )]),
+    ])
+    .unwrap();
+    let printed = run_and_kill_when_printed(&env, &server, "started");
+    let task = printed.last().unwrap().task_id.0.clone();
+    assert_eq!(checkpoint_numbers(&env, &task), (vec![1], vec![1]));
+
+    server.push(tools(vec![call(
+        "w2",
+        "write_file",
+        json!({"path": "after.txt", "content": "after\n"}),
+    )]));
+    server.push(text("Resumed and finished."));
+    let out = env
+        .bosun()
+        .args(["resume", &task, "--json", "--mode", "full-auto"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = parse_events(&out.stdout);
+    let created: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::CheckpointCreated(c) => Some(c.checkpoint),
+            _ => None,
+        })
+        .collect();
+    // 2: the interrupted step's work, saved; 3: checkpoint 1 restored; 4: the new write.
+    assert_eq!(created, vec![2, 3, 4]);
+    assert_eq!(
+        checkpoint_numbers(&env, &task),
+        (vec![1, 2, 3, 4], vec![1, 2, 3, 4])
+    );
+}
+
+#[test]
+fn resuming_a_finished_task_is_refused_and_leaves_it_exactly_as_it_was() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "done.txt", "content": "done\n"}),
+        )]),
+        text("Wrote done.txt."),
+        text("Nothing to change."),
+    ])
+    .unwrap();
+    let completed = env.run(&server, "write done", &[]);
+    assert_eq!(completed.code(), Some(0), "{}", completed.stderr());
+    let answered = env.run(&server, "just answer", &[]);
+    assert_eq!(answered.code(), Some(6), "{}", answered.stderr());
+
+    for (task, status) in [
+        (completed.task_id(), "completed"),
+        (answered.task_id(), "answered"),
+    ] {
+        let before = env.json(&["tasks", "--json"]);
+        let requests = server.requests().len();
+        let out = env
+            .bosun()
+            .args(["resume", &task, "--json", "--mode", "full-auto"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("is {status}, not interrupted")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("bosun continue {task} --prompt")),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no events");
+        assert_eq!(
+            env.json(&["tasks", "--json"]),
+            before,
+            "the rows did not change"
+        );
+        assert_eq!(server.requests().len(), requests, "the model was not asked");
+    }
+}

@@ -277,11 +277,14 @@ fn undo_takes_back_an_accept_and_a_reject_puts_a_deleted_new_file_back_byte_for_
     // Hunks that do not exist get a clear error.
     let (success, _, err) = env.text(&["reject", &task, "src/lib.rs:9"]);
     assert!(!success);
-    assert!(err.contains("has no hunk 9 (it has 2)"), "{err}");
+    assert!(
+        err.contains("has no hunk 9: its hunks are 1 and 2"),
+        "{err}"
+    );
     let (success, _, err) = env.text(&["accept", &task, "no/such.file"]);
     assert!(!success);
-    assert!(err.contains("not changed by this task"), "{err}");
-    assert_eq!(err.matches("not changed").count(), 1, "said once: {err}");
+    assert!(err.contains("is not a file task"), "{err}");
+    assert_eq!(err.matches("is not a file").count(), 1, "said once: {err}");
     let (success, _, err) = env.text(&["merge", &task, "--into", "bad..name"]);
     assert!(!success);
     assert!(
@@ -416,4 +419,54 @@ fn undoing_a_reject_of_a_change_the_agent_made_again_leaves_the_file_as_the_agen
         states(file(&review, "src/lib.rs")),
         vec!["unreviewed", "unreviewed"]
     );
+}
+
+#[test]
+fn merging_a_task_removes_its_branch_and_keeps_its_checkpoints() {
+    let env = Env::new();
+    let (server, task) = task_with_changes(&env);
+    let branch = format!("bosun/{task}");
+    let bosun_branches = |env: &Env| git(&env.repo, &["branch", "--list", "bosun/*"]);
+    let checkpoint_refs = |env: &Env| {
+        git(
+            &env.repo,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                &format!("refs/bosun/{task}/"),
+            ],
+        )
+    };
+    assert!(bosun_branches(&env).contains(&branch));
+    let checkpoints = checkpoint_refs(&env);
+    assert!(!checkpoints.is_empty());
+
+    ok(&env, &["accept", &task]);
+    ok(&env, &["merge", &task, "--into", "feature"]);
+    assert_eq!(bosun_branches(&env), "", "no bosun/* branch is left");
+    assert_eq!(checkpoint_refs(&env), checkpoints, "the checkpoints stay");
+
+    // The task can still be given more work, and merged again.
+    server.push(tools(vec![call(
+        "w3",
+        "write_file",
+        json!({"path": "MORE.md", "content": "more\n"}),
+    )]));
+    server.push(text("Added more."));
+    ok(
+        &env,
+        &[
+            "continue",
+            &task,
+            "--prompt",
+            "add more",
+            "--json",
+            "--mode",
+            "full-auto",
+        ],
+    );
+    ok(&env, &["accept", &task, "MORE.md"]);
+    ok(&env, &["merge", &task, "--into", "feature"]);
+    assert_eq!(git(&env.repo, &["show", "feature:MORE.md"]), "more\n");
+    assert_eq!(bosun_branches(&env), "");
 }

@@ -5,11 +5,13 @@
 
 mod ledger;
 mod outcome;
+mod select;
 mod steps;
 mod verdicts;
 
 pub use ledger::{Ledger, Undo};
-pub use verdicts::{HunkSel, Verdict};
+pub use select::Selector;
+pub use verdicts::{Applied, HunkSel, Verdict};
 
 use crate::CoreError;
 use bosun_protocol::{
@@ -136,7 +138,7 @@ impl Reviewer {
             .last()
             .map_or(0, |c| c.n);
         let mut newest = None;
-        for c in wt.checkpoints()?.into_iter().filter(|c| c.n > known) {
+        for c in wt.checkpoints_after(known)? {
             self.append(EventMsg::CheckpointCreated(
                 bosun_protocol::CheckpointCreated {
                     checkpoint: c.n,
@@ -157,7 +159,7 @@ impl Reviewer {
         let ledger = self.ledger()?;
         let steps = Steps::load(&self.store, &self.task)?;
         let mut files = history.review_files(with_lines)?;
-        annotate(&mut files, &ledger, &steps, with_lines);
+        annotate(&mut files, &ledger, &steps, with_lines, None);
         let mut comments = Vec::new();
         for c in ledger.comments.values() {
             let mut comment = c.comment.clone();
@@ -189,34 +191,49 @@ impl Reviewer {
         })
     }
 
-    /// One file opened: hunks with lines, both texts, verdicts and provenance.
+    /// One file opened (by its path, or the old path of a rename): hunks with lines, both
+    /// texts, verdicts and provenance — numbered as in [`Reviewer::review`].
     pub fn file(&self, path: &str) -> Result<FileDiff, CoreError> {
+        let path = bosun_workspace::normalise_path(path)?;
         let history = self.history()?;
         let ledger = self.ledger()?;
         let steps = Steps::load(&self.store, &self.task)?;
-        let mut diff = match history.review_file(path) {
+        let mut diff = match history.review_file(&path) {
             Ok(d) => d,
             // A file whose changes were all rejected is no longer in the diff.
             Err(bosun_workspace::WorkspaceError::NotChanged { .. })
                 if ledger.rejected.iter().any(|r| r.path == path) =>
             {
                 FileDiff {
-                    file: rejected_only_file(path),
+                    file: rejected_only_file(&path),
                     old_text: None,
                     new_text: None,
                 }
             }
             Err(e) => return Err(e.into()),
         };
+        // Only this file's rejected hunks join it (another file's would become a file of
+        // their own in the list, and could be taken for this one).
+        let own = diff.file.path.clone();
         let mut files = vec![diff.file];
-        annotate(&mut files, &ledger, &steps, true);
-        diff.file = files.remove(0);
+        annotate(&mut files, &ledger, &steps, true, Some(&own));
+        diff.file = files
+            .into_iter()
+            .find(|f| f.path == own)
+            .ok_or_else(|| CoreError::Internal(format!("{own} went missing from its review")))?;
         Ok(diff)
     }
 }
 
-/// Verdict states, provenance, rejected hunks, file states and hunk numbers.
-fn annotate(files: &mut Vec<ReviewFile>, ledger: &Ledger, steps: &Steps, with_lines: bool) {
+/// Verdict states, provenance, rejected hunks, file states and hunk numbers. With `only`, the
+/// rejected hunks of other files are left out.
+fn annotate(
+    files: &mut Vec<ReviewFile>,
+    ledger: &Ledger,
+    steps: &Steps,
+    with_lines: bool,
+    only: Option<&str>,
+) {
     let current: HashSet<String> = files
         .iter()
         .flat_map(|f| f.hunks.iter().map(|h| h.id.clone()))
@@ -232,7 +249,7 @@ fn annotate(files: &mut Vec<ReviewFile>, ledger: &Ledger, steps: &Steps, with_li
         }
     }
     for r in &ledger.rejected {
-        if current.contains(&r.record.hunk.id) {
+        if only.is_some_and(|p| p != r.path) || current.contains(&r.record.hunk.id) {
             // The agent made the same change again: it is back for review.
             continue;
         }

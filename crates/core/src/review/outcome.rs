@@ -124,6 +124,17 @@ impl Reviewer {
         self.append(EventMsg::Review(ReviewEvent::Merge {
             outcome: outcome.clone(),
         }))?;
+        // The task's own `bosun/<task>` branch has served its purpose (its checkpoints stay
+        // under refs/bosun/); one left per merged task would pile up in the user's repository.
+        if outcome.branch != row.branch
+            && let Err(e) =
+                bosun_workspace::delete_task_branch(Path::new(&row.repo), row.id.as_str())
+        {
+            tracing::warn!(
+                "merged, but the branch {} could not be deleted: {e}",
+                row.branch
+            );
+        }
         Ok(outcome)
     }
 

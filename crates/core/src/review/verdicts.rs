@@ -2,10 +2,10 @@
 
 use super::Reviewer;
 use super::ledger::{ActiveReject, Undo};
+use super::select::{self, Pick, Selector};
 use crate::{CoreError, Redaction};
-use bosun_protocol::{EventMsg, HunkState, Review, ReviewComment, ReviewEvent, ReviewFile};
+use bosun_protocol::{EventMsg, HunkState, Review, ReviewComment, ReviewEvent};
 use bosun_store::now_rfc3339;
-use bosun_workspace::WorkspaceError;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,71 +42,66 @@ pub enum HunkSel {
 /// The longest quote kept with a comment.
 const QUOTE_MAX_LINES: usize = 40;
 
+/// What a verdict did: the hunks whose state it changed, and the review after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// `(path, hunk number)` as the review listed them before the verdict.
+    pub changed: Vec<(String, u32)>,
+    pub review: Review,
+}
+
 impl Reviewer {
-    /// Applies a verdict to hunks: of one file (`path`), or of every file (`path` None); all of
-    /// the file's hunks when `hunks` is None.
-    pub fn verdict(
-        &self,
-        verdict: Verdict,
-        path: Option<&str>,
-        hunks: Option<&[HunkSel]>,
-    ) -> Result<Review, CoreError> {
+    /// Applies a verdict to the hunks `selector` picks from the review listing. Accepting a
+    /// whole file (or `--all`, or every undecided hunk) leaves its rejected hunks rejected: a
+    /// rejected hunk is accepted only when named, and is put back into the worktree first.
+    pub fn verdict(&self, verdict: Verdict, selector: &Selector) -> Result<Applied, CoreError> {
         let row = self.ensure_stopped()?;
-        // One file's verdict looks at that file only (the per-hunk keys of the review screen).
-        let targets: Vec<ReviewFile> = match path {
-            Some(p) => vec![self.file(p)?.file],
-            None => self.review(false)?.files,
-        };
-        // (path, selected hunk ids with their current state)
+        let before = self.review(false)?;
+        let selection = select::resolve(selector, &before, verdict)?;
+        let (change, skipped): (Vec<&Pick>, Vec<&Pick>) = selection
+            .picks
+            .iter()
+            .filter(|p| match verdict {
+                Verdict::Accept => p.state != HunkState::Accepted,
+                Verdict::Reject => p.state != HunkState::Rejected,
+                Verdict::Unmark => p.state != HunkState::Unreviewed,
+            })
+            .partition(|p| {
+                verdict != Verdict::Accept || selection.named || p.state != HunkState::Rejected
+            });
+        if change.is_empty() && !skipped.is_empty() {
+            return Err(CoreError::Review {
+                code: "rejected",
+                message: format!(
+                    "{} rejected, and a rejected hunk is accepted only when named by number (that puts it back into the worktree): `bosun accept {} {}",
+                    match skipped.as_slice() {
+                        [one] => format!("{} is", hunk_ref(one)),
+                        many => format!("{} hunks are", many.len()),
+                    },
+                    before.task_id,
+                    hunks_arg(&skipped)
+                ),
+            });
+        }
+        // (path, selected hunk ids with their current state), one entry per file.
         let mut picked: Vec<(String, Vec<(String, HunkState)>)> = Vec::new();
-        for file in &targets {
-            let chosen = match hunks {
-                None => file.hunks.iter().map(|h| (h.id.clone(), h.state)).collect(),
-                Some(sel) => {
-                    let mut out = Vec::new();
-                    for s in sel {
-                        let h = file
-                            .hunks
-                            .iter()
-                            .find(|h| match s {
-                                HunkSel::Number(n) => h.number == *n,
-                                HunkSel::Id(id) => h.id == *id,
-                            })
-                            .ok_or_else(|| WorkspaceError::NoSuchHunk {
-                                path: file.path.clone(),
-                                hunk: match s {
-                                    HunkSel::Number(n) => n.to_string(),
-                                    HunkSel::Id(id) => id.clone(),
-                                },
-                                available: file.hunks.len(),
-                            })?;
-                        out.push((h.id.clone(), h.state));
-                    }
-                    out
-                }
-            };
-            picked.push((file.path.clone(), chosen));
+        for p in &change {
+            match picked.iter_mut().find(|(path, _)| *path == p.path) {
+                Some((_, hs)) => hs.push((p.id.clone(), p.state)),
+                None => picked.push((p.path.clone(), vec![(p.id.clone(), p.state)])),
+            }
         }
         let ledger = self.ledger()?;
         match verdict {
             Verdict::Accept => {
-                // Accepting a whole file (or everything) accepts what is still undecided;
-                // a rejected hunk is accepted only when named, and comes back first.
-                if hunks.is_none() {
-                    for (_, hs) in &mut picked {
-                        hs.retain(|(_, s)| *s != HunkState::Rejected);
-                    }
-                }
                 self.put_back(&row, &ledger.rejected, &picked, None)?;
                 let ids: Vec<String> = picked
                     .iter()
-                    .flat_map(|(_, hs)| hs.iter())
-                    .filter(|(_, s)| *s != HunkState::Accepted)
-                    .map(|(id, _)| id.clone())
+                    .flat_map(|(_, hs)| hs.iter().map(|(id, _)| id.clone()))
                     .collect();
                 if !ids.is_empty() {
-                    let path = match (path, picked.as_slice()) {
-                        (Some(_), [(p, _)]) => p.clone(),
+                    let path = match picked.as_slice() {
+                        [(p, _)] => p.clone(),
                         _ => String::new(),
                     };
                     self.append(EventMsg::Review(ReviewEvent::Accept { path, hunks: ids }))?;
@@ -115,14 +110,7 @@ impl Reviewer {
             Verdict::Reject => {
                 let mut wt = None;
                 for (path, hs) in &picked {
-                    let ids: Vec<String> = hs
-                        .iter()
-                        .filter(|(_, s)| *s != HunkState::Rejected)
-                        .map(|(id, _)| id.clone())
-                        .collect();
-                    if ids.is_empty() {
-                        continue;
-                    }
+                    let ids: Vec<String> = hs.iter().map(|(id, _)| id.clone()).collect();
                     let wt = match &mut wt {
                         Some(w) => w,
                         None => wt.insert(self.worktree(&row)?),
@@ -158,7 +146,10 @@ impl Reviewer {
                 }
             }
         }
-        self.review(false)
+        Ok(Applied {
+            changed: change.iter().map(|p| (p.path.clone(), p.number)).collect(),
+            review: self.review(false)?,
+        })
     }
 
     /// Puts back the picked hunks that are rejected, grouped by the reject that took them out.
@@ -405,6 +396,38 @@ impl Reviewer {
         }
         Ok(())
     }
+}
+
+/// `PATH:N`.
+fn hunk_ref(p: &Pick) -> String {
+    format!("{}:{}", p.path, p.number)
+}
+
+/// The picks as selectors, `PATH:N[,N…]` per file, for up to five files (then the closing
+/// backquote of the command they end, and how many files more).
+fn hunks_arg(picks: &[&Pick]) -> String {
+    const SHOWN: usize = 5;
+    let mut files: Vec<(&str, Vec<String>)> = Vec::new();
+    for p in picks {
+        match files.iter_mut().find(|(path, _)| *path == p.path) {
+            Some((_, ns)) => ns.push(p.number.to_string()),
+            None => files.push((&p.path, vec![p.number.to_string()])),
+        }
+    }
+    let mut out = files
+        .iter()
+        .take(SHOWN)
+        .map(|(path, ns)| format!("{path}:{}", ns.join(",")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    out.push('`');
+    if files.len() > SHOWN {
+        out.push_str(&format!(
+            ", and so on for {} more files",
+            files.len() - SHOWN
+        ));
+    }
+    out
 }
 
 fn plural(n: usize) -> String {

@@ -14,13 +14,27 @@ impl TaskWorktree {
         let user = open_user_repo(&self.repo_root)?;
         gitwt::remove(&self.layout, &user, &self.task_id, &self.worktree)?;
         pool::unidle(&self.layout, &self.task_id);
-        if let Ok(mut branch) = user.find_branch(&self.branch, git2::BranchType::Local) {
-            branch
-                .delete()
-                .git_ctx(format!("deleting branch {}", self.branch))?;
-        }
+        delete_task_branch(&self.repo_root, &self.task_id)?;
         Ok(bytes)
     }
+}
+
+/// Deletes the task's `bosun/<task>` branch from the user's repository (a merged or discarded
+/// task needs it no more; its checkpoints stay under `refs/bosun/<task>/`, and continuing the
+/// task makes the branch again). A branch the user checked out is left alone. True when it
+/// was deleted.
+pub fn delete_task_branch(repo_root: &Path, task_id: &str) -> Result<bool> {
+    validate_task_id(task_id)?;
+    let user = open_user_repo(repo_root)?;
+    let name = format!("bosun/{task_id}");
+    let Ok(mut branch) = user.find_branch(&name, git2::BranchType::Local) else {
+        return Ok(false);
+    };
+    if branch.is_head() {
+        return Ok(false);
+    }
+    branch.delete().git_ctx(format!("deleting branch {name}"))?;
+    Ok(true)
 }
 
 /// Deletes a task's checkpoint refs and Bosun's private files for it (after `remove`).

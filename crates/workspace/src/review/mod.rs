@@ -14,7 +14,7 @@ mod rebase;
 mod reject;
 mod text;
 
-pub use discard::delete_history;
+pub use discard::{delete_history, delete_task_branch};
 
 use crate::entry::normalise;
 use crate::error::{GitContext, Result, WorkspaceError};

@@ -7,6 +7,6 @@ import type { ResumeKind } from "./ResumeKind";
 export type TaskResumed = { kind: ResumeKind, 
 /**
  * The checkpoint the worktree was put back to (a resume discards what an interrupted tool
- * call half-did since then).
+ * call half-did since then); 0 is the base, when no checkpoint preceded that call.
  */
 restored_checkpoint?: number, restored_files: Array<string>, };
