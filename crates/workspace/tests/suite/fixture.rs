@@ -30,6 +30,17 @@ pub fn git_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `home/<kind>/<repo-key>`: the one repository's directory under `worktrees` or `workspace`.
+pub fn repo_dir(home: &Path, kind: &str) -> PathBuf {
+    home.join(kind)
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
 pub fn write(dir: &Path, rel: &str, content: &str) {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

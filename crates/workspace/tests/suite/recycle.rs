@@ -69,14 +69,7 @@ fn a_later_task_recycles_a_released_worktree_and_the_first_can_come_back() {
     assert_eq!(list.len(), 1, "only the user's own checkout: {list:?}");
     assert_eq!(
         git(&t2.worktree, &["rev-parse", "--git-dir"]).trim(),
-        f.home
-            .join("workspace")
-            .read_dir()
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path()
+        repo_dir(&f.home, "workspace")
             .join("tasks/t2/git")
             .display()
             .to_string()

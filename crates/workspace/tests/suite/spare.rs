@@ -25,16 +25,7 @@ fn a_prepared_spare_becomes_the_next_tasks_worktree_at_its_base() {
     assert_eq!(git(&task.worktree, &["status", "--porcelain"]), "");
     assert_eq!(git(&task.worktree, &["rev-parse", "HEAD"]).trim(), f.base);
     assert_eq!(task.checkpoint(&ChangeHint::Unknown, "x").unwrap(), None);
-    let tasks_dir = f
-        .home
-        .join("workspace")
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("tasks");
+    let tasks_dir = repo_dir(&f.home, "workspace").join("tasks");
     let left: Vec<String> = tasks_dir
         .read_dir()
         .unwrap()
