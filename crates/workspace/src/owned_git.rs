@@ -49,23 +49,18 @@ pub(crate) struct TaskGitSpec<'a> {
     pub base: Oid,
 }
 
-/// Creates (or rebuilds) a task's git directory from scratch and points the worktree at it.
-/// `index` is copied in as the directory's index (the worktree's state for `git status`).
+/// Creates (or rebuilds) a task's git directory from scratch and points the worktree at it
+/// (its index is written by the caller: `gitwt::write_own_index`).
 pub(crate) fn create_task_git(
     layout: &Layout,
     user: &Repository,
     task_id: &str,
     spec: &TaskGitSpec<'_>,
-    index: Option<&Path>,
 ) -> Result<PathBuf> {
     let dir = layout.task_git_dir(task_id);
     remove_any(&dir)?;
     std::fs::create_dir_all(&dir).io_ctx("create directory", &dir)?;
     repair_task_git(layout, user, task_id, spec)?;
-    if let Some(index) = index {
-        let own = dir.join("index");
-        std::fs::copy(index, &own).io_ctx("write", &own)?;
-    }
     Ok(dir)
 }
 

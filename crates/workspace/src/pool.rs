@@ -149,7 +149,7 @@ fn forget_worktree_state(layout: &Layout, task_id: &str) {
 }
 
 /// Puts a claimed worktree back into the pool (it could not be recycled now).
-pub(crate) fn unclaim(layout: &Layout, task_id: &str) {
+fn unclaim(layout: &Layout, task_id: &str) {
     let _ = std::fs::rename(claimed_marker(layout, task_id), layout.idle_marker(task_id));
 }
 
@@ -212,11 +212,31 @@ pub(crate) fn recycle_into(
     remove_any(&layout.task_git_dir(&old.task_id))?;
     forget_linked_registration(user, &old.task_id, &old.worktree);
     std::fs::rename(&old.worktree, new_path).io_ctx("move worktree to", new_path)?;
-    if old.task_id.starts_with("spare-") {
-        // A spare has no history: nothing of it is left once another took its worktree.
-        let _ = std::fs::remove_dir_all(layout.task_dir(&old.task_id));
-    }
     Ok(())
+}
+
+/// Recycles the most recently released worktree of this repository that can be recycled into
+/// `new_task`'s at `new_path` holding `target`; returns the task (or spare) it came from, None
+/// when there was none. One still in use by a process goes back to the pool; one that cannot be
+/// recycled (vanished, broken) is discarded.
+pub(crate) fn recycle_newest(
+    layout: &Layout,
+    user: &Repository,
+    new_task: &str,
+    new_path: &Path,
+    target: Oid,
+) -> Result<Option<String>> {
+    for idle in idle_tasks(layout) {
+        if !claim(layout, &idle.task_id) {
+            continue;
+        }
+        match recycle_into(layout, user, &idle, new_task, new_path, target) {
+            Ok(()) => return Ok(Some(idle.task_id)),
+            Err(WorkspaceError::WorktreeBusy { .. }) => unclaim(layout, &idle.task_id),
+            Err(_) => discard(layout, user, &idle.task_id, &idle.worktree)?,
+        }
+    }
+    Ok(None)
 }
 
 /// Makes `path` in the worktree what `tree` holds there (or absent), and the index agree.

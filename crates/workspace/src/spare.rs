@@ -3,10 +3,10 @@
 //! checking the repository out. A spare is an idle worktree like a released one, holding the
 //! chosen base; it has no branch, no task and no checkpoints.
 
-use crate::error::{GitContext, IoContext, Result, WorkspaceError};
+use crate::error::{GitContext, Result};
 use crate::gitwt;
 use crate::layout::{Layout, read_trimmed, write_atomic};
-use crate::pool::{self, IdleWorktree};
+use crate::pool;
 use crate::task::{find_commit, open_user_repo};
 use std::path::{Path, PathBuf};
 
@@ -31,29 +31,22 @@ pub fn prepare_spare(home: &Path, repo_root: &Path, base_commit: &str) -> Result
     layout.prepare(&id, repo_root)?;
     let path = layout.worktree_path(&id);
     write_atomic(&layout.base_file(&id), base.id().to_string().as_bytes())?;
-    let mut origin = "fresh";
-    let mut done = false;
-    for idle in pool::idle_tasks(&layout) {
-        if !pool::claim(&layout, &idle.task_id) {
-            continue;
+    let origin = match pool::recycle_newest(&layout, &user, &id, &path, target)? {
+        Some(old) => {
+            let origin = if is_fresh(&layout, &old) {
+                "fresh"
+            } else {
+                "pool"
+            };
+            forget(&layout, &old);
+            origin
         }
-        let was_fresh = is_fresh_spare(&layout, &idle);
-        match pool::recycle_into(&layout, &user, &idle, &id, &path, target) {
-            Ok(()) => {
-                if !was_fresh {
-                    origin = "pool";
-                }
-                done = true;
-                break;
-            }
-            Err(WorkspaceError::WorktreeBusy { .. }) => pool::unclaim(&layout, &idle.task_id),
-            Err(_) => pool::discard(&layout, &user, &idle.task_id, &idle.worktree)?,
+        None => {
+            gitwt::checkout_fresh(&layout, &user, &path, target, &layout.index_path(&id))?;
+            write_atomic(&layout.tree_marker(&id), target.to_string().as_bytes())?;
+            "fresh"
         }
-    }
-    if !done {
-        gitwt::checkout_fresh(&layout, &user, &path, target, &layout.index_path(&id))?;
-        write_atomic(&layout.tree_marker(&id), target.to_string().as_bytes())?;
-    }
+    };
     write_atomic(&origin_file(&layout, &id), origin.as_bytes())?;
     write_atomic(&layout.idle_marker(&id), path.to_string_lossy().as_bytes())?;
     Ok(path)
@@ -69,20 +62,27 @@ pub fn drop_spares(home: &Path, repo_root: &Path) -> Result<Vec<PathBuf>> {
         return Ok(removed);
     }
     let user = open_user_repo(repo_root)?;
-    for spare in idle.iter().filter(|i| is_fresh_spare(&layout, i)) {
+    for spare in idle.iter().filter(|i| is_fresh(&layout, &i.task_id)) {
         if pool::claim(&layout, &spare.task_id) {
             pool::discard(&layout, &user, &spare.task_id, &spare.worktree)?;
-            let dir = layout.task_dir(&spare.task_id);
-            std::fs::remove_dir_all(&dir).io_ctx("remove", &dir)?;
+            forget(&layout, &spare.task_id);
             removed.push(spare.worktree.clone());
         }
     }
     Ok(removed)
 }
 
-fn is_fresh_spare(layout: &Layout, idle: &IdleWorktree) -> bool {
-    idle.task_id.starts_with(SPARE_PREFIX)
-        && read_trimmed(&origin_file(layout, &idle.task_id)).as_deref() == Some("fresh")
+fn is_fresh(layout: &Layout, id: &str) -> bool {
+    id.starts_with(SPARE_PREFIX)
+        && read_trimmed(&origin_file(layout, id)).as_deref() == Some("fresh")
+}
+
+/// After a spare's worktree went to a task (or another spare): a spare has no history, so
+/// nothing of it is kept. Anything else (a released task) keeps its state.
+pub(crate) fn forget(layout: &Layout, id: &str) {
+    if id.starts_with(SPARE_PREFIX) {
+        let _ = std::fs::remove_dir_all(layout.task_dir(id));
+    }
 }
 
 fn spare_id() -> String {

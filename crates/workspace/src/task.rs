@@ -203,7 +203,7 @@ impl TaskWorktree {
         if std::fs::symlink_metadata(layout.task_git_dir(task_id)).is_err() {
             // A worktree made before task git directories (a linked worktree of the user's
             // repository): it gets its own, and the registration in the user's repo goes.
-            let git_dir = owned_git::create_task_git(&layout, &repo, task_id, &spec, None)?;
+            let git_dir = owned_git::create_task_git(&layout, &repo, task_id, &spec)?;
             let head = tree_of(&repo, base)?;
             gitwt::write_own_index(&git_dir.join("index"), &index_path, expected.id(), &head)?;
             owned_git::forget_linked_registration(&repo, task_id, worktree);
@@ -507,21 +507,10 @@ fn materialise_worktree(
     head: Oid,
 ) -> Result<()> {
     let private = layout.index_path(task_id);
-    let mut recycled = false;
-    for idle in pool::idle_tasks(layout) {
-        if !pool::claim(layout, &idle.task_id) {
-            continue;
-        }
-        match pool::recycle_into(layout, user, &idle, task_id, path, target) {
-            Ok(()) => {
-                recycled = true;
-                break;
-            }
-            Err(WorkspaceError::WorktreeBusy { .. }) => pool::unclaim(layout, &idle.task_id),
-            Err(_) => pool::discard(layout, user, &idle.task_id, &idle.worktree)?,
-        }
-    }
-    if !recycled {
+    let recycled = pool::recycle_newest(layout, user, task_id, path, target)?;
+    if let Some(old) = &recycled {
+        crate::spare::forget(layout, old);
+    } else {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
         }
@@ -532,7 +521,7 @@ fn materialise_worktree(
         branch,
         base: head,
     };
-    let git_dir = owned_git::create_task_git(layout, user, task_id, &spec, None)?;
+    let git_dir = owned_git::create_task_git(layout, user, task_id, &spec)?;
     let head_tree = tree_of(user, head)?;
     gitwt::write_own_index(&git_dir.join("index"), &private, target, &head_tree)?;
     write_atomic(&layout.tree_marker(task_id), target.to_string().as_bytes())
