@@ -196,11 +196,16 @@ pub(crate) const SCAN_TIMEOUT: std::time::Duration = std::time::Duration::from_s
 pub(crate) const CHECKOUT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
 
 /// The user's `core.excludesFile` from their global git configuration, read by libgit2 (which
-/// runs nothing), when it names a file that exists.
+/// runs nothing), when it names a file that exists. Read once per process: checkpoints ask for it
+/// after every command.
 pub(crate) fn user_excludes_file() -> Option<PathBuf> {
-    let config = git2::Config::open_default().ok()?;
-    let raw = config.get_path("core.excludesFile").ok()?;
-    raw.is_file().then_some(raw)
+    static FILE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let config = git2::Config::open_default().ok()?;
+        let raw = config.get_path("core.excludesFile").ok()?;
+        raw.is_file().then_some(raw)
+    })
+    .clone()
 }
 
 #[cfg(test)]

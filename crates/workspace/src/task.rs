@@ -210,6 +210,7 @@ impl TaskWorktree {
         } else {
             owned_git::repair_task_git(&layout, &repo, task_id, &spec)?;
         }
+        owned_git::bosun_git_dir(&layout, &repo)?;
         drop(expected);
         Ok(TaskWorktree {
             task_id: task_id.to_string(),
@@ -349,6 +350,7 @@ impl TaskWorktree {
     /// words (empty when all was in order), for a warning.
     pub fn verify(&mut self) -> Result<Vec<String>> {
         self.ensure_present()?;
+        owned_git::bosun_git_dir(&self.layout, &self.repo)?;
         let base = self.base_oid()?;
         let spec = TaskGitSpec {
             worktree: &self.worktree,
@@ -422,7 +424,9 @@ impl TaskWorktree {
     /// private index file, plus the pending paths, where that file is not the latest tree.
     pub(crate) fn candidates_from_git(&self) -> Option<Vec<String>> {
         let index_file = self.layout.index_path(&self.task_id);
-        let git_dir = owned_git::bosun_git_dir(&self.layout, &self.repo).ok()?;
+        // Bosun's git directory is brought up to date when the task is opened and before each
+        // command (`verify`), not on every checkpoint.
+        let git_dir = self.layout.bosun_git_dir();
         let mut paths = candidates_from_git(&git_dir, &self.worktree, &index_file)?;
         if !self.pending.is_empty() {
             paths.extend(self.pending.keys().cloned());
