@@ -33,12 +33,38 @@ pub struct RepoSettings {
     pub max_cost_usd: Option<f64>,
 }
 
+/// Where a setting came from, in precedence order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A flag, or the app's form.
+    Flag,
+    /// Your `config.toml`'s `[repos."<path>"]` section.
+    Repository,
+    /// The repository's `.bosun/config.toml`.
+    Project,
+    /// Your `config.toml`'s top level.
+    Global,
+    /// Bosun's own default.
+    Default,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Flag => "a flag",
+            Source::Repository => "config.toml [repos.\"…\"]",
+            Source::Project => ".bosun/config.toml",
+            Source::Global => "config.toml",
+            Source::Default => "default",
+        })
+    }
+}
+
 /// A value and where it came from, for `bosun` to say why a limit applies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sourced<T> {
     pub value: T,
-    /// `--max-steps`, `config.toml [repos."…"]`, `.bosun/config.toml`, `config.toml`, `default`.
-    pub source: String,
+    pub source: Source,
 }
 
 /// The settings a new task of a repository starts with.
@@ -57,11 +83,23 @@ pub struct Explicit {
     pub max_cost_usd: Option<f64>,
 }
 
-fn sourced<T>(value: T, source: &str) -> Sourced<T> {
-    Sourced {
-        value,
-        source: source.to_string(),
-    }
+/// The first value set in precedence order; a project's value counts only where it is below
+/// your global one (it can tighten, never loosen).
+fn pick<T: PartialOrd + Copy>(
+    flag: Option<T>,
+    mine: Option<T>,
+    project: Option<T>,
+    global: Option<T>,
+) -> Option<Sourced<T>> {
+    let project = project.filter(|p| global.is_none_or(|g| *p < g));
+    [
+        (flag, Source::Flag),
+        (mine, Source::Repository),
+        (project, Source::Project),
+        (global, Source::Global),
+    ]
+    .into_iter()
+    .find_map(|(value, source)| value.map(|value| Sourced { value, source }))
 }
 
 /// The project file of a repository, `<repo>/.bosun/config.toml`; missing is empty.
@@ -99,62 +137,43 @@ pub fn effective(
     let key = repo_root.display().to_string();
     let mine = config.repos.get(&key).cloned().unwrap_or_default();
     let project = project_settings(repo_root)?;
-    let section = format!("config.toml [repos.\"{key}\"]");
-
-    let provider = match (&explicit.provider, &mine.provider, &config.default_provider) {
-        (Some(p), _, _) => Some(sourced(p.clone(), "--provider")),
-        (None, Some(p), _) => Some(sourced(p.clone(), &section)),
-        (None, None, Some(p)) => Some(sourced(p.clone(), "config.toml")),
-        _ => None,
-    };
-    // A project value counts only where it is stricter than yours.
-    let tightened_u32 = |project: Option<u32>, global: Option<u32>| match (project, global) {
-        (Some(p), Some(g)) if p >= g => None,
-        (p, _) => p,
-    };
-    let max_steps = match (
+    let provider = [
+        (explicit.provider.clone(), Source::Flag),
+        (mine.provider, Source::Repository),
+        (config.default_provider.clone(), Source::Global),
+    ]
+    .into_iter()
+    .find_map(|(value, source)| value.map(|value| Sourced { value, source }));
+    let max_steps = pick(
         explicit.max_steps,
         mine.max_steps,
-        tightened_u32(project.max_steps, config.max_steps),
+        project.max_steps,
         config.max_steps,
-    ) {
-        (Some(n), ..) => sourced(n, "--max-steps"),
-        (None, Some(n), ..) => sourced(n, &section),
-        (None, None, Some(n), _) => sourced(n, ".bosun/config.toml"),
-        (None, None, None, Some(n)) => sourced(n, "config.toml"),
-        (None, None, None, None) => sourced(default_max_steps, "default"),
-    };
-    let project_cost = match (project.max_cost_usd, config.max_cost_usd) {
-        (Some(p), Some(g)) if p >= g => None,
-        (p, _) => p,
-    };
-    let max_cost_usd = match (
+    )
+    .unwrap_or(Sourced {
+        value: default_max_steps,
+        source: Source::Default,
+    });
+    let max_cost_usd = pick(
         explicit.max_cost_usd,
         mine.max_cost_usd,
-        project_cost,
+        project.max_cost_usd,
         config.max_cost_usd,
-    ) {
-        (Some(x), ..) => Some(sourced(x, "--max-cost-usd")),
-        (None, Some(x), ..) => Some(sourced(x, &section)),
-        (None, None, Some(x), _) => Some(sourced(x, ".bosun/config.toml")),
-        (None, None, None, Some(x)) => Some(sourced(x, "config.toml")),
-        (None, None, None, None) => None,
-    };
-    for (what, value) in [
-        ("max_steps", (max_steps.value == 0).then_some(0.0)),
-        (
-            "max_cost_usd",
-            max_cost_usd
-                .as_ref()
-                .map(|c| c.value)
-                .filter(|c| !(c.is_finite() && *c >= 0.0)),
-        ),
-    ] {
-        if let Some(bad) = value {
-            return Err(CoreError::Config(format!(
-                "{what} = {bad} is not allowed: use a positive number"
-            )));
-        }
+    );
+    if max_steps.value == 0 {
+        return Err(CoreError::Config(format!(
+            "max_steps = 0 ({}) is not allowed: use at least 1",
+            max_steps.source
+        )));
+    }
+    if let Some(cost) = max_cost_usd
+        .as_ref()
+        .filter(|c| !(c.value.is_finite() && c.value >= 0.0))
+    {
+        return Err(CoreError::Config(format!(
+            "max_cost_usd = {} ({}) is not allowed: use a number of dollars, 0 or more",
+            cost.value, cost.source
+        )));
     }
     Ok(Effective {
         provider,
@@ -190,12 +209,12 @@ mod tests {
             e.max_steps,
             Sourced {
                 value: 30,
-                source: ".bosun/config.toml".into()
+                source: Source::Project
             }
         );
         // The project may not raise your cost limit.
-        assert_eq!(e.max_cost_usd.unwrap().source, "config.toml");
-        assert_eq!(e.provider.unwrap().source, "config.toml");
+        assert_eq!(e.max_cost_usd.unwrap().source, Source::Global);
+        assert_eq!(e.provider.unwrap().source, Source::Global);
 
         let mine = config(&format!(
             "max_steps = 50\ndefault_provider = \"local\"\n[repos.\"{key}\"]\nmax_steps = 80\nprovider = \"claude\"\n"

@@ -220,7 +220,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     )?;
     let repo_provider = settings
         .provider
-        .filter(|p| p.source.starts_with("config.toml [repos."))
+        .filter(|p| p.source == bosun_core::repo_settings::Source::Repository)
         .map(|p| p.value);
     let s = session(a, None, repo_provider)?;
     let spec = TaskSpec {

@@ -524,3 +524,53 @@ fn per_repository_settings_apply_and_a_project_file_can_only_tighten() {
         run.stderr()
     );
 }
+
+#[test]
+fn a_repositorys_own_provider_is_used_when_no_flag_names_one() {
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    let root = env.repo.canonicalize().unwrap();
+    let global = MockModelServer::start_blocking(vec![text("from the global default")]).unwrap();
+    let mine =
+        MockModelServer::start_blocking(vec![text("from the repository's provider")]).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "default_provider = \"global\"\n[providers.global]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[providers.mine]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[repos.\"{}\"]\nprovider = \"mine\"\n",
+            global.url(),
+            mine.url(),
+            root.display()
+        ),
+    )
+    .unwrap();
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "hi",
+    ]);
+    assert_eq!(
+        run.finished().1,
+        "from the repository's provider",
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(global.model_requests().len(), 0);
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "hi",
+        "--provider",
+        "global",
+    ]);
+    assert_eq!(
+        run.finished().1,
+        "from the global default",
+        "a flag still wins"
+    );
+}
