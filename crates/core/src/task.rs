@@ -244,8 +244,9 @@ impl Launch {
             task_git,
         );
         sandboxing.hide_read_denied(&policy);
+        let read_rules = policy.sandbox().read_deny.join("\n");
         let committed_secrets = worktree
-            .base_files_matching(|path| policy.is_read_denied(path))
+            .base_files_matching(&read_rules, |path| policy.is_read_denied(path))
             .unwrap_or_default();
         if !committed_secrets.is_empty() {
             emitter.emit(EventMsg::Warning(Warning {

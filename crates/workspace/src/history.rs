@@ -65,8 +65,22 @@ impl TaskWorktree {
 
     /// The files of the task's base that `matches` selects (e.g. the read-denied ones: a `.env`
     /// that was committed is in the object store, where the command sandbox cannot hide it).
-    pub fn base_files_matching(&self, matches: impl Fn(&str) -> bool) -> Result<Vec<String>> {
+    /// `rules` names what `matches` tests (the patterns): the answer is kept per base tree and
+    /// rules, so a later task on the same base does not walk the tree again.
+    pub fn base_files_matching(
+        &self,
+        rules: &str,
+        matches: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>> {
         let tree = self.tree_at(DiffPoint::Base)?;
+        let cache = self.layout.base_scan(&tree.id().to_string(), rules);
+        if let Ok(text) = std::fs::read_to_string(&cache) {
+            return Ok(text
+                .split('\0')
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect());
+        }
         let mut found = Vec::new();
         tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
             if entry.kind() == Some(git2::ObjectType::Blob)
@@ -81,6 +95,12 @@ impl TaskWorktree {
         })
         .git_ctx("listing the base's files")?;
         found.sort();
+        if let Some(dir) = cache.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+        {
+            // Best effort: without the note the next task walks the tree again.
+            let _ = crate::layout::write_atomic(&cache, found.join("\0").as_bytes());
+        }
         Ok(found)
     }
 

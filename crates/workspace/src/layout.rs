@@ -51,6 +51,12 @@ impl Layout {
     pub fn task_git_dir(&self, task_id: &str) -> PathBuf {
         self.task_dir(task_id).join("git")
     }
+    /// Which files of a base tree match a set of rules, found once per tree and rules.
+    pub fn base_scan(&self, tree: &str, rules: &str) -> PathBuf {
+        self.state_dir()
+            .join("base-scans")
+            .join(format!("{tree}-{:016x}", fnv1a(rules.as_bytes())))
+    }
     /// The private index: stat data and blob ids of the task's latest checkpoint.
     pub fn index_path(&self, task_id: &str) -> PathBuf {
         self.task_dir(task_id).join("index")
@@ -83,11 +89,7 @@ impl Layout {
 
 /// `<dir name>-<16 hex digits of FNV-1a of the path>`: stable, readable, collision-safe enough.
 pub(crate) fn repo_key(repo_root: &Path) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in repo_root.to_string_lossy().bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
+    let hash = fnv1a(repo_root.to_string_lossy().as_bytes());
     let name: String = repo_root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -103,6 +105,16 @@ pub(crate) fn repo_key(repo_root: &Path) -> String {
         .take(40)
         .collect();
     format!("{name}-{hash:016x}")
+}
+
+/// 64-bit FNV-1a: a stable short name for a longer text (not a security hash).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 pub(crate) fn validate_task_id(task_id: &str) -> Result<()> {

@@ -206,3 +206,34 @@ fn restore_brings_back_symlinks_exec_bits_and_deleted_directories() {
         "x\n"
     );
 }
+
+#[test]
+fn the_base_files_matching_rules_are_found_once_per_base_and_rules() {
+    let f = fixture();
+    let task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let rs = |p: &str| p.ends_with(".rs");
+    assert_eq!(
+        task.base_files_matching("*.rs", rs).unwrap(),
+        vec!["src/deep/mod.rs", "src/lib.rs"]
+    );
+    // The same base and rules: answered without walking the tree again.
+    let never = |_: &str| -> bool { panic!("the tree was walked again") };
+    assert_eq!(
+        task.base_files_matching("*.rs", never).unwrap(),
+        vec!["src/deep/mod.rs", "src/lib.rs"]
+    );
+    // Other rules: walked again.
+    assert_eq!(
+        task.base_files_matching("*.sh", |p| p.ends_with(".sh"))
+            .unwrap(),
+        vec!["run.sh"]
+    );
+    assert_eq!(
+        task.base_files_matching("none", |_| false).unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        task.base_files_matching("none", never).unwrap(),
+        Vec::<String>::new()
+    );
+}
