@@ -301,9 +301,12 @@ pub async fn dispatch(
     };
     // A committed secret is in the object store, which the sandbox cannot hide: git commands
     // that print stored content are denied in such a task.
-    if let (false, bosun_protocol::ToolAction::Command { command }) =
-        (env.committed_secrets.is_empty(), &action)
-        && let Some(git) = bosun_policy::git_prints_objects(command)
+    // (A decision that already denies keeps its own rule and reason.)
+    if let (false, bosun_protocol::ToolAction::Command { command }, false) = (
+        env.committed_secrets.is_empty(),
+        &action,
+        decision.decision == Decision::Deny,
+    ) && let Some(git) = bosun_policy::git_prints_objects(command)
     {
         decision.decision = Decision::Deny;
         decision.rule = "committed secrets".into();

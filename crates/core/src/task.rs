@@ -270,6 +270,12 @@ impl Launch {
             }))?;
             }
             Sandboxing::On { .. } => {
+                if sandboxing.network_uncontained() {
+                    emitter.emit(EventMsg::Warning(Warning {
+                        code: "network_not_contained".into(),
+                        message: "network not contained: this system has neither a network namespace nor seccomp for commands, so a command could reach the network (UDP); every command asks".into(),
+                    }))?;
+                }
                 // What a `kill -9` of an earlier Bosun left running (with a PID namespace per
                 // command there is none).
                 if let Some(run_dir) = sandboxing.run_dir() {

@@ -232,7 +232,12 @@ fn without_a_network_namespace_or_seccomp_every_command_asks_because_the_network
         &[("BOSUN_SANDBOX_DISABLE", "netns,seccomp")],
     );
     let mut asked = None;
+    let mut warned = false;
     assert!(live.until(|ev| match &ev.msg {
+        EventMsg::Warning(w) if w.code == "network_not_contained" => {
+            warned = true;
+            false
+        }
         EventMsg::ApprovalRequested(req) => {
             asked = Some(req.clone());
             true
@@ -241,6 +246,10 @@ fn without_a_network_namespace_or_seccomp_every_command_asks_because_the_network
     }));
     let req = asked.unwrap();
     assert_eq!(req.reason, "network not contained");
+    assert!(
+        warned,
+        "the task starts with a network_not_contained warning (pinned in the app)"
+    );
     live.answer(json!({"approval_id": req.approval_id, "decision": "deny"}));
     let (_, status) = live.finish();
     assert_eq!(status.code(), Some(6));
