@@ -235,6 +235,7 @@ fn story(w: &mut Writer<'_>, finish: TaskStatus) -> Result<()> {
         status: finish,
         summary: "Quoted keys are now unquoted before they are split on dots; all 403 tests pass."
             .into(),
+        checks: Vec::new(),
     }))
 }
 
@@ -273,6 +274,7 @@ fn main() -> Result<()> {
     failed.emit(EventMsg::TaskFinished(TaskFinished {
         status: TaskStatus::Failed,
         summary: "The model provider rate-limited every retry.".into(),
+        checks: Vec::new(),
     }))?;
 
     let mut done = start(
@@ -312,6 +314,7 @@ fn main() -> Result<()> {
         w.emit(EventMsg::TaskFinished(TaskFinished {
             status: TaskStatus::Completed,
             summary: "100000 tests passed.".into(),
+            checks: Vec::new(),
         }))?;
     }
     if live {

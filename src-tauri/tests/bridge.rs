@@ -130,6 +130,7 @@ impl Journal {
             EventMsg::TaskFinished(TaskFinished {
                 status: TaskStatus::Completed,
                 summary: "done".into(),
+                checks: Vec::new(),
             }),
         );
     }

@@ -1,6 +1,9 @@
 //! The readable live transcript of `bosun run` (and `bosun show`).
 
-use bosun_protocol::{Event, EventMsg, OutputStream, PlanStatus, ToolCallStatus};
+use bosun_protocol::{
+    CheckOutputDelta, CheckScope, CheckStatus, Event, EventMsg, OutputStream, PlanStatus,
+    ToolCallStatus, ToolOutputDelta,
+};
 use std::io::{self, IsTerminal, Write};
 
 pub struct Transcript {
@@ -44,16 +47,17 @@ impl Transcript {
                 write!(out, "{}", d.text)?;
                 return Ok(());
             }
-            EventMsg::ToolOutputDelta(d) => {
+            EventMsg::ToolOutputDelta(ToolOutputDelta { stream, chunk, .. })
+            | EventMsg::CheckOutputDelta(CheckOutputDelta { stream, chunk, .. }) => {
                 if self.in_text {
                     self.end_text(out)?;
                 }
-                let code = match d.stream {
+                let code = match stream {
                     OutputStream::Stdout => "2",
                     OutputStream::Stderr => "2;31",
                 };
-                write!(out, "{}", self.paint(code, &d.chunk))?;
-                self.open_line = !d.chunk.ends_with('\n');
+                write!(out, "{}", self.paint(code, chunk))?;
+                self.open_line = !chunk.ends_with('\n');
                 return Ok(());
             }
             _ => {}
@@ -181,6 +185,60 @@ impl Transcript {
                 )
             )?,
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
+            EventMsg::ChecksPlanned(p) => {
+                let names: Vec<&str> = p.checks.iter().map(|c| c.name.as_str()).collect();
+                let line = if names.is_empty() {
+                    format!("checks ({}): none", p.source.as_str())
+                } else {
+                    format!("checks ({}): {}", p.source.as_str(), names.join(" · "))
+                };
+                writeln!(out, "{}", self.paint("36", &line))?;
+            }
+            EventMsg::CheckStarted(c) => writeln!(
+                out,
+                "{} {} ({}) {}",
+                self.paint("1;36", "▶ check"),
+                c.name,
+                check_scope(c.scope),
+                self.paint("2", &c.command)
+            )?,
+            EventMsg::CheckFinished(c) => {
+                let (mark, code) = match c.status {
+                    CheckStatus::Passed => ("✓", "32"),
+                    CheckStatus::Failed | CheckStatus::TimedOut => ("✗", "31"),
+                    CheckStatus::Denied => ("⊘", "33"),
+                    CheckStatus::Error => ("!", "33"),
+                };
+                let mut line = format!(
+                    "{mark} check {} {} · {:.1}s",
+                    c.name,
+                    c.status.as_str(),
+                    c.duration_ms as f64 / 1000.0
+                );
+                if let Some(code) = c.exit_code {
+                    line.push_str(&format!(" · exit {code}"));
+                }
+                if !c.summary.is_empty() && c.status != CheckStatus::Passed {
+                    line.push_str(&format!(" · {}", first_line(&c.summary)));
+                }
+                writeln!(out, "  {}", self.paint(code, &line))?;
+                for f in c.failures.iter().take(10) {
+                    let at = match (&f.path, f.line) {
+                        (Some(p), Some(l)) => format!("{p}:{l}: "),
+                        (Some(p), None) => format!("{p}: "),
+                        _ => String::new(),
+                    };
+                    let before = if f.before_task {
+                        " (failing before this task)"
+                    } else {
+                        ""
+                    };
+                    writeln!(out, "    {at}{}{before}", first_line(&f.message))?;
+                }
+                if c.failures.len() > 10 {
+                    writeln!(out, "    … and {} more", c.failures.len() - 10)?;
+                }
+            }
             EventMsg::Review(r) => {
                 writeln!(out, "{} {}", self.paint("1;35", "review"), review_line(r))?
             }
@@ -252,7 +310,8 @@ impl Transcript {
             }
             EventMsg::AssistantDelta(_)
             | EventMsg::AssistantMessage(_)
-            | EventMsg::ToolOutputDelta(_) => {}
+            | EventMsg::ToolOutputDelta(_)
+            | EventMsg::CheckOutputDelta(_) => {}
         }
         Ok(())
     }
@@ -319,13 +378,23 @@ pub fn review_line(r: &bosun_protocol::ReviewEvent) -> String {
         R::RequestChanges { comments } => {
             format!("requested changes ({} comments)", comments.len())
         }
-        R::Merge { outcome } => format!(
-            "merged {} into {} ({} commit{})",
-            n(outcome.hunks as usize),
-            outcome.branch,
-            outcome.commits.len(),
-            if outcome.commits.len() == 1 { "" } else { "s" }
-        ),
+        R::Merge {
+            outcome,
+            override_checks,
+            ..
+        } => {
+            let mut line = format!(
+                "merged {} into {} ({} commit{})",
+                n(outcome.hunks as usize),
+                outcome.branch,
+                outcome.commits.len(),
+                if outcome.commits.len() == 1 { "" } else { "s" }
+            );
+            if let Some(reason) = override_checks {
+                line.push_str(&format!(" · failing checks overridden: {reason}"));
+            }
+            line
+        }
         R::Rebase {
             new_base,
             conflicts,
@@ -338,5 +407,15 @@ pub fn review_line(r: &bosun_protocol::ReviewEvent) -> String {
         R::RemoveWorktree { freed_bytes } => {
             format!("worktree removed ({} MB freed)", freed_bytes / 1_000_000)
         }
+    }
+}
+
+fn check_scope(scope: CheckScope) -> &'static str {
+    match scope {
+        CheckScope::Related => "related tests",
+        CheckScope::Full => "full",
+        CheckScope::Base => "on the base commit",
+        CheckScope::Accepted => "accepted tree",
+        CheckScope::Edit => "after edit",
     }
 }

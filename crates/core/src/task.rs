@@ -413,6 +413,7 @@ impl TaskRun {
         self.emitter.emit(EventMsg::TaskFinished(TaskFinished {
             status: outcome.status,
             summary: outcome.summary.clone(),
+            checks: Vec::new(),
         }))?;
         self.checkpointer.release().await?;
         Ok(outcome)

@@ -1,5 +1,5 @@
 use crate::{
-    ApprovalRequested, ApprovalResolved, CallId, NetworkConnection, Redacted, TaskId, TokenUsage,
+    CheckFinished, CheckOutputDelta, CheckStarted, ChecksPlanned, ApprovalRequested, ApprovalResolved, CallId, NetworkConnection, Redacted, TaskId, TokenUsage,
     Warning,
 };
 use serde::{Deserialize, Serialize};
@@ -45,6 +45,11 @@ pub enum EventMsg {
     ApprovalResolved(ApprovalResolved),
     Redacted(Redacted),
     Warning(Warning),
+    /// The checks this task will run, and where they came from.
+    ChecksPlanned(ChecksPlanned),
+    CheckStarted(CheckStarted),
+    CheckOutputDelta(CheckOutputDelta),
+    CheckFinished(CheckFinished),
     TaskFinished(TaskFinished),
     Error(ErrorEvent),
     /// A review verdict, comment, merge or worktree removal (see [`crate::ReviewEvent`]).
@@ -72,6 +77,10 @@ impl EventMsg {
             EventMsg::ApprovalResolved(_) => "approval_resolved",
             EventMsg::Redacted(_) => "redacted",
             EventMsg::Warning(_) => "warning",
+            EventMsg::ChecksPlanned(_) => "checks_planned",
+            EventMsg::CheckStarted(_) => "check_started",
+            EventMsg::CheckOutputDelta(_) => "check_output_delta",
+            EventMsg::CheckFinished(_) => "check_finished",
             EventMsg::TaskFinished(_) => "task_finished",
             EventMsg::Error(_) => "error",
             EventMsg::Review(_) => "review",
@@ -366,6 +375,9 @@ pub struct TaskFinished {
     pub status: TaskStatus,
     /// The model's last answer, or why the task stopped.
     pub summary: String,
+    /// The results of the last round of checks (empty when none ran).
+    #[serde(default)]
+    pub checks: Vec<CheckFinished>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -430,6 +442,7 @@ mod tests {
         let msg = EventMsg::TaskFinished(TaskFinished {
             status: TaskStatus::MaxSteps,
             summary: "stopped".into(),
+            checks: Vec::new(),
         });
         let v = serde_json::to_value(&msg)?;
         assert_eq!(v["type"], msg.kind());

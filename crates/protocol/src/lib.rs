@@ -12,6 +12,7 @@
 //! No IO and no async here: this crate is plain data with serde and ts-rs derives.
 
 mod approval;
+mod check;
 mod event;
 mod ids;
 mod network;
@@ -21,6 +22,7 @@ mod tool;
 mod usage;
 
 pub use approval::*;
+pub use check::*;
 pub use event::*;
 pub use ids::*;
 pub use network::*;

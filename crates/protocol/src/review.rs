@@ -292,6 +292,11 @@ pub struct MergeRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub message: Option<String>,
+    /// Merge although a required check of the accepted tree fails: the reason, kept in the
+    /// journal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub override_checks: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -398,6 +403,13 @@ pub enum ReviewEvent {
     },
     Merge {
         outcome: MergeOutcome,
+        /// The merge went ahead although required checks of the accepted tree failed: why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        override_checks: Option<String>,
+        /// The checks of the merged tree, as the gate saw them.
+        #[serde(default)]
+        checks: Vec<crate::CheckFinished>,
     },
     /// The task's changes were moved onto a new base; conflicting files hold conflict markers.
     Rebase {

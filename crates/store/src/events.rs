@@ -131,6 +131,15 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
                 "UPDATE tasks SET status = ?2, summary = ?3, finished_at = ?4 WHERE id = ?1",
             )?
             .execute(params![task.as_str(), f.status.as_str(), f.summary, ev.ts])?;
+            if !f.checks.is_empty() {
+                let result = if f.checks.iter().any(|c| c.blocks()) {
+                    "failed"
+                } else {
+                    "passed"
+                };
+                tx.prepare_cached("UPDATE tasks SET checks = ?2 WHERE id = ?1")?
+                    .execute(params![task.as_str(), result])?;
+            }
         }
         _ => {}
     }

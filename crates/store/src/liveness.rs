@@ -105,6 +105,7 @@ impl Store {
                         "interrupted: the process running it (pid {pid}) stopped before the task \
                          finished; its worktree and checkpoints are kept"
                     ),
+                    checks: Vec::new(),
                 }),
             };
             events::append_in(&tx, &ev)?;

@@ -78,6 +78,23 @@ const STEPS: &[&str] = &[
     CREATE INDEX usage_by_ts ON usage(ts);
     CREATE INDEX usage_by_model ON usage(model);
     "#,
+    // 2: the result of a task's checks (passed | failed | error | none), for lists and filters;
+    // filled from the events of journals written before it.
+    r#"
+    ALTER TABLE tasks ADD COLUMN checks TEXT;
+    UPDATE tasks SET checks = (
+        SELECT CASE
+            WHEN EXISTS (SELECT 1 FROM json_each(json_extract(e.json, '$.checks')) c
+                         WHERE json_extract(c.value, '$.required') AND
+                               json_extract(c.value, '$.status') IN ('failed', 'timed_out') AND
+                               NOT json_extract(c.value, '$.only_before_task'))
+                THEN 'failed'
+            WHEN json_array_length(json_extract(e.json, '$.checks')) > 0 THEN 'passed'
+        END
+        FROM events e WHERE e.task_id = tasks.id AND e.type = 'task_finished'
+        ORDER BY e.seq DESC LIMIT 1
+    );
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

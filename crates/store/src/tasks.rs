@@ -62,11 +62,16 @@ pub struct TaskRow {
     #[ts(type = "number")]
     pub last_seq: u64,
     pub owner_pid: u32,
+    /// The last checks' result: `passed` (every required check passed, or only failures the
+    /// base had too), `failed`, or none when no checks ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub checks: Option<String>,
 }
 
 const COLUMNS: &str = "id, repo, prompt, status, summary, created_at, updated_at, finished_at, \
     provider, model, base_commit, branch, worktree, input_tokens, output_tokens, \
-    cached_input_tokens, cache_write_tokens, cost_usd, priced, tool_calls, last_seq, owner_pid";
+    cached_input_tokens, cache_write_tokens, cost_usd, priced, tool_calls, last_seq, owner_pid, checks";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
     let status: String = r.get("status")?;
@@ -95,6 +100,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
         tool_calls: r.get("tool_calls")?,
         last_seq: r.get("last_seq")?,
         owner_pid: r.get("owner_pid")?,
+        checks: r.get("checks")?,
     })
 }
 

@@ -56,6 +56,6 @@ export function sampleTask(): Event[] {
       priced: true,
     }),
     ev(12, { type: "assistant_message", text: "Done." }),
-    ev(13, { type: "task_finished", status: "completed", summary: "Done." }),
+    ev(13, { type: "task_finished", status: "completed", summary: "Done.", checks: [] }),
   ];
 }

@@ -267,6 +267,7 @@ pub fn merge(
             MergeMode::Squash
         },
         message,
+        override_checks: None,
     };
     let o = r.merge(&req)?;
     println!(

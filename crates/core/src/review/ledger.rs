@@ -107,7 +107,7 @@ impl Ledger {
                 // A sent comment is in the agent's hands: it can no longer be taken back.
                 self.undo.retain(|(s, _)| !comments.contains(s));
             }
-            ReviewEvent::Merge { outcome } => {
+            ReviewEvent::Merge { outcome, .. } => {
                 self.merged = Some(outcome.clone());
                 self.undo.clear();
             }

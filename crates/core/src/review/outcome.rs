@@ -123,6 +123,8 @@ impl Reviewer {
         };
         self.append(EventMsg::Review(ReviewEvent::Merge {
             outcome: outcome.clone(),
+            override_checks: req.override_checks.clone(),
+            checks: Vec::new(),
         }))?;
         // The task's own `bosun/<task>` branch has served its purpose (its checkpoints stay
         // under refs/bosun/); one left per merged task would pile up in the user's repository.

@@ -80,6 +80,7 @@ pub fn finished(status: TaskStatus, summary: &str) -> EventMsg {
     EventMsg::TaskFinished(TaskFinished {
         status,
         summary: summary.into(),
+        checks: Vec::new(),
     })
 }
 

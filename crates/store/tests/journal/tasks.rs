@@ -34,6 +34,7 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
             tool_calls: 0,
             last_seq: 0,
             owner_pid: std::process::id(),
+            checks: None,
         }
     );
     assert_eq!(store.last_seq(&t.id).unwrap(), 0);

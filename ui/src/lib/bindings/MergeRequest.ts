@@ -13,4 +13,9 @@ into?: string, mode: MergeMode,
 /**
  * The squashed commit's message (default: from the task's prompt and summary).
  */
-message?: string, };
+message?: string, 
+/**
+ * Merge although a required check of the accepted tree fails: the reason, kept in the
+ * journal.
+ */
+override_checks?: string, };

@@ -13,4 +13,9 @@ cost_usd: number,
 /**
  * False when at least one response's model had no price: `cost_usd` is then a lower bound.
  */
-priced: boolean, tool_calls: number, last_seq: number, owner_pid: number, };
+priced: boolean, tool_calls: number, last_seq: number, owner_pid: number, 
+/**
+ * The last checks' result: `passed` (every required check passed, or only failures the
+ * base had too), `failed`, or none when no checks ran.
+ */
+checks?: string, };

@@ -53,7 +53,7 @@ describe("a tool card asking for approval", () => {
         output: "",
         duration_ms: 0,
       }),
-      ev(4, { type: "task_finished", status: "interrupted", summary: "stopped" }),
+      ev(4, { type: "task_finished", status: "interrupted", summary: "stopped", checks: [] }),
     ]);
     expect(card.textContent).not.toContain("Waiting for approval");
     expect(card.querySelector("[data-approval]")?.getAttribute("data-approval")).toBe("unanswered");

@@ -56,7 +56,7 @@ describe("pending approvals", () => {
     const events = [
       ev(1, begin("c1", "x")),
       ev(2, asked("ap1", "c1", "x")),
-      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped" }),
+      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped", checks: [] }),
     ];
     expect(pendingApprovals(events)).toEqual([]);
   });
@@ -97,7 +97,7 @@ describe("a tool call whose task stopped while it waited for approval", () => {
   it("shows the call as interrupted and unanswered when the task finished without ending it", () => {
     const t = applyEvents(emptyTimeline(), [
       ...waiting,
-      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped" }),
+      ev(3, { type: "task_finished", status: "interrupted", summary: "stopped", checks: [] }),
     ]);
     expect(tool(t).status).toBe("interrupted");
     expect(tool(t).approval).toMatchObject({ decision: null, unanswered: true });
@@ -108,7 +108,7 @@ describe("a tool call whose task stopped while it waited for approval", () => {
       ...waiting,
       ev(3, { type: "approval_resolved", approval_id: "ap1", call_id: "c1", decision: "deny", note: "no", by: "app" }),
       ev(4, { type: "tool_call_end", call_id: "c1", status: "denied", error: "the user denied this: no", output: "", duration_ms: 0 }),
-      ev(5, { type: "task_finished", status: "completed", summary: "done" }),
+      ev(5, { type: "task_finished", status: "completed", summary: "done", checks: [] }),
     ]);
     expect(tool(t).approval).toMatchObject({ decision: "deny", unanswered: false });
   });

@@ -30,7 +30,7 @@ describe("a task continued after it finished", () => {
         total_cost_usd: 0.001,
         priced: true,
       }),
-      ev(18, { type: "task_finished", status: "completed", summary: "Bonjour !" }),
+      ev(18, { type: "task_finished", status: "completed", summary: "Bonjour !", checks: [] }),
     ]);
     expect(finished.status).toBe("completed");
     expect(finished.usage.costUsd).toBeCloseTo(before + 0.001);

@@ -39,6 +39,7 @@ describe("applyEvents", () => {
         type: "review",
         action: "merge",
         outcome: { branch: "main", created: false, commits: ["c1"], files: 1, hunks: 2, left_out: 0, checked_out: true, worktree: "/w", worktree_bytes: 0 },
+        checks: [],
       }),
     ]);
     expect(t.items.map((i) => (i.kind === "review" ? i.text : i.kind))).toEqual([
