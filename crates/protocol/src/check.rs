@@ -238,3 +238,15 @@ pub struct ChecksReport {
     #[serde(default)]
     pub stale: bool,
 }
+
+/// The checks a new task in a repository would run (the New task form, `bosun checks --repo`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct RepoChecks {
+    pub checks: Vec<CheckSpec>,
+    /// `configured` (a config file lists them) or `discovered` (found from the repository's files).
+    pub source: CheckSource,
+    /// Where the configured checks were read from, or where saving writes them: the
+    /// repository's `.bosun/config.toml`.
+    pub config_path: String,
+}
