@@ -15,6 +15,7 @@
 
 pub mod bench;
 mod blobs;
+mod check_dir;
 mod entry;
 mod error;
 mod git_cli;
@@ -32,6 +33,7 @@ mod spare;
 mod task;
 mod tree_edit;
 
+pub use check_dir::{remove_check_dir, sync_check_dir, tree_id};
 pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;
 pub use history::{DiffPoint, Restored};
