@@ -14,6 +14,9 @@ pub struct Emitter {
     state: Mutex<EmitterState>,
     sink: mpsc::UnboundedSender<Event>,
     redaction: Option<Arc<Redaction>>,
+    /// Take the journal's next seq for each event instead of numbering them (see
+    /// [`Emitter::appending`]).
+    assign_seq: bool,
 }
 
 struct EmitterState {
@@ -37,7 +40,18 @@ impl Emitter {
             }),
             sink,
             redaction: None,
+            assign_seq: false,
         }
+    }
+
+    /// An emitter for a task whose stream it does not own (a finished task's re-run checks,
+    /// the merge gate): each event takes the journal's next seq, so the review's own events
+    /// written meanwhile never collide with it.
+    pub fn appending(task_id: TaskId, store: Arc<Store>) -> Self {
+        let (sink, _) = mpsc::unbounded_channel();
+        let mut emitter = Emitter::new(task_id, store, 0, sink);
+        emitter.assign_seq = true;
+        emitter
     }
 
     /// Redacts every event before it is journaled, and follows one that had secrets with a
@@ -131,6 +145,15 @@ impl Emitter {
             return Err(CoreError::Internal(format!(
                 "the journal failed earlier: {failure}"
             )));
+        }
+        if self.assign_seq {
+            let event = self
+                .store
+                .append_next(&self.task_id, now_rfc3339(), msg)
+                .map_err(CoreError::Store)?;
+            state.seq = event.seq;
+            let _ = self.sink.send(event.clone());
+            return Ok(event);
         }
         let event = Event {
             seq: state.seq + 1,

@@ -21,6 +21,24 @@ impl Store {
         Ok(())
     }
 
+    /// Appends `msg` as the task's next event, its seq assigned under the write lock: for
+    /// writers that do not own the task's stream (a finished task's checks, the review), so two
+    /// of them never take the same seq.
+    pub fn append_next(&self, task: &TaskId, ts: String, msg: EventMsg) -> Result<Event, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let event = Event {
+            seq: last_seq_in(&tx, task)? + 1,
+            task_id: task.clone(),
+            ts,
+            msg,
+        };
+        append_in(&tx, &event)?;
+        tx.commit()?;
+        self.after_append(&conn);
+        Ok(event)
+    }
+
     /// The seq of the task's last event (0 before its first).
     pub fn last_seq(&self, task: &TaskId) -> Result<u64, StoreError> {
         last_seq_in(&self.conn(), task)

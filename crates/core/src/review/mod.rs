@@ -15,7 +15,7 @@ pub use verdicts::{Applied, HunkSel, Verdict};
 
 use crate::CoreError;
 use bosun_protocol::{
-    Event, EventMsg, FileDiff, FileReviewState, FileStatus, HunkKind, HunkState, Review,
+    EventMsg, FileDiff, FileReviewState, FileStatus, HunkKind, HunkState, Review,
     ReviewCounts, ReviewFile, ReviewHunk, TaskId, TaskStatus,
 };
 use bosun_store::{Store, TaskRow, now_rfc3339};
@@ -119,14 +119,10 @@ impl Reviewer {
 
     /// Appends a review-made event to the task's journal; returns its seq.
     pub(crate) fn append(&self, msg: EventMsg) -> Result<u64, CoreError> {
-        let seq = self.store.last_seq(&self.task)? + 1;
-        self.store.append_event(&Event {
-            seq,
-            task_id: self.task.clone(),
-            ts: now_rfc3339(),
-            msg,
-        })?;
-        Ok(seq)
+        Ok(self
+            .store
+            .append_next(&self.task, now_rfc3339(), msg)?
+            .seq)
     }
 
     /// Journals the checkpoints the worktree has beyond those in the journal (a reject, restore
