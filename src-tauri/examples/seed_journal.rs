@@ -130,6 +130,7 @@ fn start<'a>(
     }))?;
     w.emit(EventMsg::UserMessage(UserMessage {
         text: prompt.into(),
+        origin: None,
     }))?;
     Ok(w)
 }

@@ -54,6 +54,9 @@ pub struct LaunchRequest {
     pub max_steps: Option<u32>,
     #[serde(default)]
     pub max_cost_usd: Option<f64>,
+    /// The checks for this task: absent, the repository's; `[]`, none; a list, exactly these.
+    #[serde(default)]
+    pub checks: Option<Vec<bosun_protocol::CheckSpec>>,
 }
 
 struct Running {
@@ -342,7 +345,14 @@ impl Engine {
         if let Some(var) = &entry.api_key_env {
             env_remove.push(var.clone());
         }
+        let checks = match req.checks {
+            None => bosun_core::checks::ChecksChoice::Repository,
+            Some(list) if list.is_empty() => bosun_core::checks::ChecksChoice::None,
+            Some(list) => bosun_core::checks::ChecksChoice::These(list),
+        };
         Ok(TaskSpec {
+            checks,
+            max_check_rounds: None,
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

@@ -3,6 +3,7 @@
 //! the tasks launched from the window. No logic of its own lives here.
 
 pub mod branches;
+pub mod checks;
 pub mod bridge;
 pub mod commands;
 pub mod engine;
@@ -129,6 +130,11 @@ pub fn run() -> Result<(), tauri::Error> {
             review::review_export,
             review::review_remove_worktree,
             review::review_discard,
+            checks::checks_for_repo,
+            checks::save_checks,
+            checks::rerun_checks,
+            checks::review_checks,
+            checks::review_run_checks,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

@@ -166,13 +166,16 @@ pub fn review_merge_message(
     Ok(reviewer(&runner, &task_id)?.1.merge_message()?)
 }
 
-#[tauri::command(async)]
-pub fn review_merge(
+/// Merges behind the checks gate: `checks_failed` when a required check fails on the accepted
+/// changes and `request.override_checks` gives no reason.
+#[tauri::command]
+pub async fn review_merge(
     runner: State<'_, Runner>,
     task_id: TaskId,
     request: MergeRequest,
 ) -> Result<MergeOutcome, IpcError> {
-    Ok(reviewer(&runner, &task_id)?.1.merge(&request)?)
+    let (_, reviewer) = reviewer(&runner, &task_id)?;
+    Ok(reviewer.merge_gated(&request).await?)
 }
 
 #[tauri::command(async)]

@@ -20,12 +20,17 @@ use bosun_workspace::WorkspaceError;
 
 pub const FAILED: u8 = 1;
 pub const USAGE: u8 = 2;
+pub const CHECKS_FAILED: u8 = 5;
 
 /// The exit code for an error a command returned.
 pub fn for_error(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<CoreError>() {
             return match e {
+                CoreError::Review {
+                    code: "checks_failed",
+                    ..
+                } => CHECKS_FAILED,
                 CoreError::Workspace(w) => for_workspace(w),
                 CoreError::Config(_)
                 | CoreError::Review { .. }

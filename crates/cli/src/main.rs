@@ -51,6 +51,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The checks of a repository (what a new task would run) or of a task (its last round;
+    /// --run runs them again, --accepted on the tree a merge would write)
+    Checks(commands::checks::ChecksArgs),
     /// List a task's checkpoints
     Checkpoints {
         task: String,
@@ -135,6 +138,10 @@ enum Command {
         /// The squashed commit's message (default: from the prompt and the task's summary)
         #[arg(long)]
         message: Option<String>,
+        /// Merge although a required check fails on the accepted changes; the reason is kept
+        /// in the journal
+        #[arg(long, value_name = "REASON")]
+        override_checks: Option<String>,
     },
     /// Move the task's changes onto the tip of a branch (default: the one it started from)
     Rebase {
@@ -185,6 +192,7 @@ fn main() -> ExitCode {
         Command::Tasks { json, status } => commands::inspect::tasks(json, &status),
         Command::Show { task, json } => commands::inspect::show(&task, json),
         Command::Checkpoints { task, json } => commands::inspect::checkpoints(&task, json),
+        Command::Checks(args) => commands::checks::checks(args),
         Command::Diff {
             task,
             from,
@@ -211,7 +219,8 @@ fn main() -> ExitCode {
             squash: _,
             per_step,
             message,
-        } => commands::review::merge(&task, into, per_step, message),
+            override_checks,
+        } => commands::review::merge(&task, into, per_step, message, override_checks),
         Command::Rebase { task, onto } => commands::review::rebase(&task, onto.as_deref()),
         Command::Export { task, patch } => commands::review::export(&task, &patch),
         Command::Discard {

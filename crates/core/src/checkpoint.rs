@@ -12,6 +12,8 @@ pub struct Checkpointer {
     created: u32,
     /// A resumed task continues the same run: what it changed before the crash counts.
     changed_before: bool,
+    /// Paths the checkpoints of this run changed (for the tests related to them).
+    changed: std::collections::BTreeSet<String>,
 }
 
 impl Checkpointer {
@@ -20,6 +22,7 @@ impl Checkpointer {
             worktree: Some(worktree),
             created: 0,
             changed_before,
+            changed: Default::default(),
         }
     }
 
@@ -61,6 +64,7 @@ impl Checkpointer {
             .await?;
         if let Some(cp) = checkpoint {
             self.created += 1;
+            self.changed.extend(cp.files.iter().cloned());
             emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
                 checkpoint: cp.n,
                 commit: cp.commit,
@@ -69,6 +73,16 @@ impl Checkpointer {
             }))?;
         }
         Ok(())
+    }
+
+    /// The commit holding the worktree's recorded state: the latest checkpoint, else the base.
+    pub fn latest_commit(&self) -> Option<String> {
+        self.worktree.as_ref().map(TaskWorktree::latest_commit)
+    }
+
+    /// Paths this run's checkpoints changed, sorted.
+    pub fn changed_paths(&self) -> Vec<String> {
+        self.changed.iter().cloned().collect()
     }
 
     /// Whether this run of the task changed the worktree (wrote any checkpoint; for a resumed

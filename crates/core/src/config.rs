@@ -43,6 +43,9 @@ pub struct BosunConfig {
     /// The most a new task may cost, in US dollars, in every repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
+    /// Failed rounds of checks before a task finishes `checks_failed`, in every repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_check_rounds: Option<u32>,
     /// Settings per repository, keyed by its path as `task_started.repo` shows it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repos: BTreeMap<String, crate::repo_settings::RepoSettings>,

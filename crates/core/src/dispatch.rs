@@ -390,6 +390,11 @@ pub async fn dispatch(
         }
     }
 
+    // The edit guard needs what the files held before the edit.
+    let before = match &action {
+        ToolAction::Write { paths } => crate::guard::Before::read(&env.worktree, paths),
+        _ => crate::guard::Before::default(),
+    };
     let output = Arc::new(CallOutput::new(env.emitter, &call.id));
     let sink = Arc::clone(&output);
     let ctx = ToolContext {
@@ -463,6 +468,13 @@ pub async fn dispatch(
                 ToolCallStatus::TimedOut => Some("timed out; the command was killed".into()),
                 _ => None,
             };
+            // An edit that broke a file that parsed stays applied, and the result says so.
+            let mut content = content;
+            if let Touched::Paths(paths) = &touched {
+                for broken in before.broken_by_edit(&env.worktree, paths) {
+                    content.push_str(&format!("\n[bosun: {broken}; fix it]"));
+                }
+            }
             let message = events.end(status, exit_code, error, content)?;
             Ok(Dispatched {
                 message,

@@ -9,11 +9,13 @@
 mod approvals;
 mod budget;
 mod checkpoint;
+pub mod checks;
 pub mod config;
 mod dispatch;
 mod egress;
 mod emitter;
 mod error;
+mod guard;
 mod policy_files;
 mod preview;
 mod redaction;

@@ -31,6 +31,12 @@ pub struct RepoSettings {
     /// The most a task may cost, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
+    /// The project's checks (`[[checks]]`): replace the discovered ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<bosun_protocol::CheckSpec>>,
+    /// Failed rounds of checks before a task finishes `checks_failed` (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_check_rounds: Option<u32>,
 }
 
 /// Where a setting came from, in precedence order.

@@ -246,14 +246,17 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         }
     };
     redaction.text(&mut text);
-    emitter.emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
+    emitter.emit(EventMsg::UserMessage(UserMessage { text: text.clone(), origin: None }))?;
     messages.push(ChatMessage::User { content: text });
     let max_steps = match spec.max_steps {
         Some(n) => n,
         None => store.task_max_steps(&row.id)?,
     };
 
+    // The task keeps the checks it planned at its start.
+    let checks = crate::checks::task_plan(&spec.home, &store, &row)?;
     Launch {
+        checks,
         home: spec.home,
         task_id: row.id,
         worktree,

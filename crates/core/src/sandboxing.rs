@@ -82,6 +82,51 @@ impl Sandboxing {
         }
     }
 
+    /// The same sandbox for commands run in `dir` instead of the task's worktree (a check
+    /// directory): `dir` is writable, the worktree is not, the user's checkout stays hidden,
+    /// and the files the policy says no one reads are found again in `dir`.
+    pub fn for_dir(&self, dir: &Path, policy: &bosun_policy::Policy) -> Sandboxing {
+        match self {
+            Sandboxing::On {
+                worktree,
+                temp_dir,
+                extra_read_deny,
+                exe,
+                user_home,
+                git,
+                network_contained,
+                run_dir,
+            } => {
+                let mut sandbox = Sandboxing::On {
+                    worktree: dir.to_path_buf(),
+                    temp_dir: temp_dir.join("checks"),
+                    // Bosun's own files stay hidden; what was found in the worktree is found
+                    // again in `dir`.
+                    extra_read_deny: extra_read_deny
+                        .iter()
+                        .filter(|p| !p.starts_with(worktree))
+                        .cloned()
+                        .collect(),
+                    exe: exe.clone(),
+                    user_home: user_home.clone(),
+                    git: git.as_ref().map(|g| TaskGit {
+                        git_dir: dir.to_path_buf(),
+                        user_checkout: g.user_checkout.clone(),
+                        user_git_dir: g.user_git_dir.clone(),
+                    }),
+                    network_contained: *network_contained,
+                    run_dir: run_dir.clone(),
+                };
+                sandbox.hide_read_denied(policy);
+                sandbox
+            }
+            Sandboxing::Off { reason } => Sandboxing::Off {
+                reason: reason.clone(),
+            },
+            Sandboxing::Disabled => Sandboxing::Disabled,
+        }
+    }
+
     /// Where commands' proxy sockets go, when commands are sandboxed (without a sandbox nothing
     /// would make a command use the proxy, so none is started).
     pub fn run_dir(&self) -> Option<&Path> {

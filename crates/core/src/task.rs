@@ -2,6 +2,7 @@
 
 use crate::approvals::ApprovalGate;
 use crate::checkpoint::Checkpointer;
+use crate::checks::{CheckPlan, ChecksChoice};
 use crate::dispatch::{DispatchEnv, dispatch, refuse_duplicate};
 use crate::policy_files::PolicyFiles;
 use crate::redaction::Redaction;
@@ -15,7 +16,7 @@ use bosun_protocol::{
     TaskStarted, TaskStatus, UserMessage, Warning,
 };
 use bosun_store::{NewTask, Store, now_rfc3339, process_start_time};
-use bosun_tools::ToolRegistry;
+use bosun_tools::{ToolRegistry, Touched};
 use bosun_workspace::TaskWorktree;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
@@ -23,6 +24,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use verification::Verification;
+
+mod verification;
 
 /// What to run.
 pub struct TaskSpec {
@@ -47,6 +51,10 @@ pub struct TaskSpec {
     pub sandbox: bool,
     /// Environment variables a command must not see (e.g. the provider's key variable).
     pub env_remove: Vec<String>,
+    /// Which checks judge the task (`--check`, `--no-checks`, else the repository's).
+    pub checks: ChecksChoice,
+    /// `--max-check-rounds`.
+    pub max_check_rounds: Option<u32>,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -115,6 +123,24 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
             return Err(e);
         }
     };
+    // The checks are found in the worktree as the task starts (the base, before the agent
+    // changed anything), after the configured ones.
+    let checks = crate::BosunConfig::load(&spec.home).and_then(|config| {
+        crate::checks::plan(
+            &config,
+            &worktree.repo_root,
+            Some(&worktree.worktree),
+            &spec.checks,
+            spec.max_check_rounds,
+        )
+    });
+    let checks = match checks {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
+            return Err(e);
+        }
+    };
 
     let redaction = Arc::new(Redaction::from_environment());
     let mut prompt = spec.prompt.clone();
@@ -162,9 +188,16 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
     }))?;
     emitter.emit(EventMsg::UserMessage(UserMessage {
         text: spec.prompt.clone(),
+        origin: None,
+    }))?;
+    emitter.emit(EventMsg::ChecksPlanned(bosun_protocol::ChecksPlanned {
+        checks: checks.checks.clone(),
+        source: checks.source,
+        max_rounds: checks.max_rounds,
     }))?;
 
     let launch = Launch {
+        checks,
         home: spec.home,
         task_id,
         worktree,
@@ -187,6 +220,8 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
 
 /// Everything a task's loop needs, set up by [`start_task`] or [`crate::continue_task`].
 pub(crate) struct Launch {
+    /// The checks that judge the task.
+    pub checks: CheckPlan,
     pub home: PathBuf,
     pub task_id: TaskId,
     pub worktree: TaskWorktree,
@@ -211,6 +246,7 @@ impl Launch {
     /// Prepares the sandbox and starts the loop with `messages` as the conversation so far.
     pub fn start(self, messages: Vec<ChatMessage>) -> Result<TaskHandle, CoreError> {
         let Launch {
+            checks,
             home,
             task_id,
             worktree,
@@ -312,6 +348,10 @@ impl Launch {
         ));
 
         let run = TaskRun {
+            verification: Verification::new(checks),
+            home: home.clone(),
+            repo_root: worktree.repo_root.clone(),
+            base_commit: worktree.base_commit.clone(),
             worktree_path: worktree.worktree.clone(),
             committed_secrets,
             checkpointer: Checkpointer::new(worktree, changed_before),
@@ -363,6 +403,11 @@ async fn watch_ops(
 }
 
 struct TaskRun {
+    /// The checks and what their rounds found so far.
+    verification: Verification,
+    home: PathBuf,
+    repo_root: PathBuf,
+    base_commit: String,
     worktree_path: PathBuf,
     /// Read-denied files in the task's base commit: in the object store, where the sandbox
     /// cannot hide them, so git commands that print stored content are denied.
@@ -413,7 +458,7 @@ impl TaskRun {
         self.emitter.emit(EventMsg::TaskFinished(TaskFinished {
             status: outcome.status,
             summary: outcome.summary.clone(),
-            checks: Vec::new(),
+            checks: self.verification.last.clone(),
         }))?;
         self.checkpointer.release().await?;
         Ok(outcome)
@@ -472,7 +517,7 @@ impl TaskRun {
             for mut text in queued {
                 self.note_redacted(self.redaction.text(&mut text))?;
                 self.emitter
-                    .emit(EventMsg::UserMessage(UserMessage { text: text.clone() }))?;
+                    .emit(EventMsg::UserMessage(UserMessage { text: text.clone(), origin: None }))?;
                 messages.push(ChatMessage::User { content: text });
             }
             if self.cancel.is_cancelled() {
@@ -576,10 +621,10 @@ impl TaskRun {
                     });
                     continue;
                 }
-                return Ok(TaskOutcome {
-                    status: TaskStatus::Completed,
-                    summary: text.trim().to_string(),
-                });
+                match self.verify_done(&mut messages, text.trim()).await? {
+                    Some(outcome) => return Ok(outcome),
+                    None => continue,
+                }
             }
             for (i, call) in calls.iter().enumerate() {
                 if self.cancel.is_cancelled() {
@@ -621,9 +666,14 @@ impl TaskRun {
                         self.checkpointer.strip_set_id(&self.emitter).await?;
                     }
                 }
+                let edited = match (&done.touched, done.tool.as_str()) {
+                    (Touched::Paths(p), "write_file" | "edit_file" | "apply_patch") => p.clone(),
+                    _ => Vec::new(),
+                };
                 self.checkpointer
                     .after_tool(done.touched, &done.tool, &call.id, &self.emitter)
                     .await?;
+                self.edit_checks(&mut messages, &edited).await?;
                 if let Some(items) = done.plan {
                     self.emitter
                         .emit(EventMsg::PlanUpdated(PlanUpdated { items }))?;

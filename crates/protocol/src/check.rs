@@ -28,6 +28,7 @@ impl CheckWhen {
 
 /// One check, as `[[checks]]` in a config file has it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct CheckSpec {
     pub name: String,

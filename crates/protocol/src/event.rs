@@ -152,6 +152,11 @@ pub struct TaskResumed {
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct UserMessage {
     pub text: String,
+    /// Who wrote it when not the user: `checks` for the failures of a round of checks, which
+    /// Bosun sends the model in the user's turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub origin: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -86,6 +86,20 @@ pub fn tree_id(repo_root: &Path, tree_or_commit: &str) -> Result<String> {
     Ok(peel_tree(&user, tree_or_commit)?.to_string())
 }
 
+/// The user's git (common) directory, canonical: hidden from checks like from commands.
+pub fn user_git_dir(repo_root: &Path) -> Result<PathBuf> {
+    let user = open_user_repo(repo_root)?;
+    let dir = user.commondir().to_path_buf();
+    Ok(dir.canonicalize().unwrap_or(dir))
+}
+
+/// The newest checkpoint commit of a task (`refs/bosun/<task>/<n>` with the highest n), or
+/// None when it has none.
+pub fn latest_checkpoint_commit(repo_root: &Path, task_id: &str) -> Result<Option<String>> {
+    let user = open_user_repo(repo_root)?;
+    Ok(crate::task::latest_checkpoint(&user, task_id)?.map(|(_, c)| c.to_string()))
+}
+
 fn fresh(layout: &Layout, user: &Repository, dir: &Path, target: Oid) -> Result<PathBuf> {
     let files = dir.join("tree");
     let index_path = dir.join("index");

@@ -33,7 +33,9 @@ mod spare;
 mod task;
 mod tree_edit;
 
-pub use check_dir::{remove_check_dir, sync_check_dir, tree_id};
+pub use check_dir::{
+    latest_checkpoint_commit, remove_check_dir, sync_check_dir, tree_id, user_git_dir,
+};
 pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;
 pub use history::{DiffPoint, Restored};

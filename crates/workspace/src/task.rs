@@ -362,6 +362,14 @@ impl TaskWorktree {
 
     /// The git state a command of this task may use: its own git directory (writable), the
     /// user's checkout and git directory (only the object store stays visible, read-only).
+    /// The commit the worktree's files are recorded in: the latest checkpoint, else the base.
+    pub fn latest_commit(&self) -> String {
+        match self.latest {
+            Some((_, c)) => c.to_string(),
+            None => self.base_commit.clone(),
+        }
+    }
+
     pub fn task_git(&self) -> TaskGitPaths {
         let user_git_dir = self.repo.commondir().to_path_buf();
         TaskGitPaths {

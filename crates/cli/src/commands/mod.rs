@@ -1,5 +1,6 @@
 pub mod approve;
 pub mod bench;
+pub mod checks;
 pub mod diff;
 pub mod inspect;
 pub mod policy;

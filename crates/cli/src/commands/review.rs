@@ -257,7 +257,11 @@ pub fn merge(
     into: Option<String>,
     per_step: bool,
     message: Option<String>,
+    override_checks: Option<String>,
 ) -> anyhow::Result<ExitCode> {
+    if override_checks.as_deref().is_some_and(|r| r.trim().is_empty()) {
+        anyhow::bail!("--override-checks needs a reason, e.g. --override-checks 'flaky test, tracked in #12'");
+    }
     let r = reviewer(task)?;
     let req = MergeRequest {
         into,
@@ -267,9 +271,9 @@ pub fn merge(
             MergeMode::Squash
         },
         message,
-        override_checks: None,
+        override_checks,
     };
-    let o = r.merge(&req)?;
+    let o = crate::commands::run::runtime()?.block_on(r.merge_gated(&req))?;
     println!(
         "merged {} hunk{} in {} file{} into {}{} as {} commit{}: {}",
         o.hunks,

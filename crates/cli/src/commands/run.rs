@@ -4,6 +4,7 @@ use anyhow::{Context, bail};
 use bosun_core::{
     BosunConfig, ContinueSpec, ProviderEntry, TaskSpec, continue_task, secret_env_names, start_task,
 };
+use bosun_core::checks::ChecksChoice;
 use bosun_policy::Mode;
 use bosun_protocol::{EventMsg, Op, TaskStatus};
 use clap::Args;
@@ -27,6 +28,16 @@ pub struct RunArgs {
     /// Base branch, tag or commit for the task's worktree (default: the repository's HEAD)
     #[arg(long)]
     base: Option<String>,
+    /// A check for this run instead of the repository's (repeatable): a command, required,
+    /// run at the end, 600 s
+    #[arg(long = "check", value_name = "CMD", conflicts_with = "no_checks")]
+    checks: Vec<String>,
+    /// Run no checks: the task is judged on its changes alone
+    #[arg(long)]
+    no_checks: bool,
+    /// Failed rounds of checks before the task ends checks_failed (default 3)
+    #[arg(long, value_name = "N")]
+    max_check_rounds: Option<u32>,
     #[command(flatten)]
     session: SessionArgs,
 }
@@ -197,7 +208,7 @@ fn session(
     })
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -223,7 +234,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .filter(|p| p.source == bosun_core::repo_settings::Source::Repository)
         .map(|p| p.value);
     let s = session(a, None, repo_provider)?;
+    let checks = if args.no_checks {
+        ChecksChoice::None
+    } else if args.checks.is_empty() {
+        ChecksChoice::Repository
+    } else {
+        ChecksChoice::These(
+            args.checks
+                .iter()
+                .map(|c| bosun_core::checks::flag_check(c))
+                .collect::<Result<_, _>>()?,
+        )
+    };
     let spec = TaskSpec {
+        checks,
+        max_check_rounds: args.max_check_rounds,
         home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),

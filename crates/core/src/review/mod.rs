@@ -3,6 +3,7 @@
 //! checkpoint timeline, merge, export, rebase and discard. The CLI and the app both go through
 //! [`Reviewer`]; verdicts and comments are `review` events in the task's journal.
 
+mod gate;
 mod ledger;
 mod outcome;
 mod select;

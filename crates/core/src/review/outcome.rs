@@ -82,7 +82,19 @@ impl Reviewer {
     }
 
     /// Merges the accepted hunks into `req.into` (default: the branch the task started from).
+    /// Merges without the checks gate (see [`Reviewer::merge_gated`], which frontends use).
     pub fn merge(&self, req: &MergeRequest) -> Result<MergeOutcome, CoreError> {
+        self.merge_with(req, Vec::new(), None)
+    }
+
+    /// The merge; `checks` and `overridden` (the reason a blocking failure was overridden) go
+    /// into the journal's merge event.
+    pub(crate) fn merge_with(
+        &self,
+        req: &MergeRequest,
+        checks: Vec<bosun_protocol::CheckFinished>,
+        overridden: Option<String>,
+    ) -> Result<MergeOutcome, CoreError> {
         let row = self.ensure_stopped()?;
         let into = match req.into.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(b) => b.to_string(),
@@ -123,8 +135,8 @@ impl Reviewer {
         };
         self.append(EventMsg::Review(ReviewEvent::Merge {
             outcome: outcome.clone(),
-            override_checks: req.override_checks.clone(),
-            checks: Vec::new(),
+            override_checks: overridden,
+            checks,
         }))?;
         // The task's own `bosun/<task>` branch has served its purpose (its checkpoints stay
         // under refs/bosun/); one left per merged task would pile up in the user's repository.
