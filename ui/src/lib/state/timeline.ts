@@ -52,7 +52,7 @@ export type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
 export type ChecksItem = Extract<TimelineItem, { kind: "checks" }>;
 
 /** A check as the timeline's compact line shows it (the output stays in the Checks panel). */
-export type CheckLine = Pick<CheckRun, "checkId" | "name" | "scope" | "status" | "durationMs" | "summary">;
+export type CheckLine = Pick<CheckRun, "checkId" | "name" | "scope" | "status" | "durationMs" | "summary" | "onlyBeforeTask">;
 
 /** An approval request on a tool call, and how it was answered. */
 export interface Approval {
@@ -175,7 +175,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
   /** The timeline's line for the batch a check run is in (the merge gate's runs stay out of it). */
   const showBatch = (batch: CheckBatch | undefined) => {
     if (!batch || batch.kind === "accepted") return;
-    const runs: CheckLine[] = batch.runs.map(({ checkId, name, scope, status, durationMs, summary }) => ({ checkId, name, scope, status, durationMs, summary }));
+    const runs: CheckLine[] = batch.runs.map(({ checkId, name, scope, status, durationMs, summary, onlyBeforeTask }) => ({ checkId, name, scope, status, durationMs, summary, onlyBeforeTask }));
     const i = checksIndex.get(batch.key);
     const first = batch.runs[0];
     const item: TimelineItem = { key: batch.key, ts: first.ts, kind: "checks", batch: batch.kind, round: batch.round, runs };
