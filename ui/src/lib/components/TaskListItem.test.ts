@@ -87,3 +87,21 @@ describe("every task status in the sidebar", () => {
     }
   });
 });
+
+describe("a task's checks in the sidebar", () => {
+  it("shows passed or failed with a label, and nothing when no checks ran", () => {
+    const now = at(10);
+    const passed = show(TaskListItem, { task: task({ status: "completed", checks: "passed" }), now, onselect: () => {} });
+    const mark = passed.querySelector('[data-testid="task-checks"]')!;
+    expect(mark.getAttribute("aria-label")).toBe("checks passed");
+    expect(mark.textContent).toContain("checks");
+    unmount(app!);
+    const failed = show(TaskListItem, { task: task({ status: "checks_failed", checks: "failed" }), now, onselect: () => {} });
+    expect(failed.querySelector('[data-testid="task-checks"]')?.getAttribute("data-checks")).toBe("failed");
+    expect(failed.querySelector(".badge")?.getAttribute("title")).toBe("Checks failed");
+    unmount(app!);
+    const none = show(TaskListItem, { task: task({ status: "completed" }), now, onselect: () => {} });
+    expect(none.querySelector('[data-testid="task-checks"]')).toBeNull();
+    app = null;
+  });
+});

@@ -1,3 +1,4 @@
+import type { ChecksReport } from "../bindings/ChecksReport";
 import type { FileDiff } from "../bindings/FileDiff";
 import type { MergeOutcome } from "../bindings/MergeOutcome";
 import type { MergeRequest } from "../bindings/MergeRequest";
@@ -83,7 +84,11 @@ export function reviewMergeMessage(taskId: string): Promise<string> {
   return call("review_merge_message", { taskId });
 }
 
-/** Rejects with code `merge_conflict`, `dirty_checkout`, `nothing_to_merge` or `running`. */
+/**
+ * Rejects with code `merge_conflict`, `dirty_checkout`, `nothing_to_merge`, `running`, or
+ * `checks_failed` (a required check of the accepted tree fails with a failure the base did not
+ * have, and `request.override_checks` gives no reason to merge anyway).
+ */
 export function reviewMerge(taskId: string, request: MergeRequest): Promise<MergeOutcome> {
   return call("review_merge", { taskId, request });
 }
@@ -106,4 +111,17 @@ export function reviewRemoveWorktree(taskId: string): Promise<number> {
 /** Removes the worktree and branch; `deleteHistory` also deletes the journal and checkpoints. */
 export function reviewDiscard(taskId: string, deleteHistory: boolean): Promise<void> {
   return call("review_discard", { taskId, deleteHistory });
+}
+
+/**
+ * The last checks of the tree a merge would write (the accepted hunks); `stale` when the accepted
+ * hunks changed since; null when they never ran.
+ */
+export function reviewChecks(taskId: string): Promise<ChecksReport | null> {
+  return call("review_checks", { taskId });
+}
+
+/** Runs the checks on the accepted tree now (events with scope `accepted` stream on the task's stream). */
+export function reviewRunChecks(taskId: string): Promise<ChecksReport> {
+  return call("review_run_checks", { taskId });
 }

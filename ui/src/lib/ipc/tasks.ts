@@ -1,4 +1,5 @@
 import type { ApprovalAnswer } from "../bindings/ApprovalAnswer";
+import type { CheckSpec } from "../bindings/CheckSpec";
 import { call } from "./journal";
 
 /** Which model serves a task: described in full, or a provider of config.toml by name. */
@@ -17,6 +18,8 @@ export interface LaunchRequest {
   mode?: PolicyMode;
   max_steps?: number;
   max_cost_usd?: number;
+  /** Absent: the repository's checks; `[]`: none for this task; a list: exactly these. */
+  checks?: CheckSpec[];
 }
 
 /** Starts a task in the app's engine; resolves with its id once it is in the journal. */
@@ -61,4 +64,9 @@ export interface RepoBranches {
 /** Lists the local branches of the repository at `repo`; rejects with `not_a_repo` for other folders. */
 export function listBranches(repo: string): Promise<RepoBranches> {
   return call("list_branches", { repo });
+}
+
+/** Runs a stopped or finished task's checks again on its latest checkpoint (events on its stream: round 0). */
+export function rerunChecks(taskId: string): Promise<void> {
+  return call("rerun_checks", { taskId });
 }

@@ -16,6 +16,8 @@ export interface TerminalText {
   /** The unfinished last line of each stream (shown, but may still grow). */
   readonly partial: { stdout: string; stderr: string };
   readonly bytes: number;
+  /** Lines dropped from the start to keep the tail within a cap (`appendCapped`). */
+  readonly dropped?: number;
 }
 
 export function emptyTerminal(): TerminalText {
@@ -43,7 +45,25 @@ export function appendOutput(
     lines: term.lines,
     partial: { ...term.partial, [stream]: rest },
     bytes: term.bytes + chunk.length,
+    dropped: term.dropped,
   };
+}
+
+/**
+ * Like `appendOutput`, keeping only the last `maxLines` lines in memory: older ones are dropped
+ * (counted in `dropped`) a tenth of the cap at a time, so a chatty command is not copied per chunk.
+ */
+export function appendCapped(
+  term: TerminalText,
+  stream: OutputStream,
+  chunk: string,
+  maxLines: number,
+): TerminalText {
+  const next = appendOutput(term, stream, chunk);
+  const over = next.lines.length - maxLines;
+  if (over < Math.max(1, Math.ceil(maxLines / 10))) return next;
+  next.lines.splice(0, over);
+  return { ...next, dropped: (next.dropped ?? 0) + over };
 }
 
 /** Every line including the unfinished ones, for display. */

@@ -8,6 +8,7 @@ import type { TaskStarted } from "../bindings/TaskStarted";
 import type { TaskStatus } from "../bindings/TaskStatus";
 import type { ToolCallStatus } from "../bindings/ToolCallStatus";
 import { appendOutput, emptyTerminal, terminalFrom, type TerminalText } from "./terminalText";
+import { applyCheckEvent, emptyChecks, type BatchKind, type CheckBatch, type CheckRun, type ChecksState } from "./checks";
 
 interface Entry {
   /** Stable key for keyed rendering: the seq of the event that opened the entry. */
@@ -43,9 +44,15 @@ export type TimelineItem =
   | (Entry & { kind: "warning"; code: string; message: string })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
+  /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
+  | (Entry & { kind: "checks"; batch: BatchKind; round: number; runs: CheckLine[] })
   | (Entry & { kind: "review"; action: ReviewEvent["action"]; text: string });
 
 export type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
+export type ChecksItem = Extract<TimelineItem, { kind: "checks" }>;
+
+/** A check as the timeline's compact line shows it (the output stays in the Checks panel). */
+export type CheckLine = Pick<CheckRun, "checkId" | "name" | "scope" | "status" | "durationMs" | "summary" | "onlyBeforeTask">;
 
 /** An approval request on a tool call, and how it was answered. */
 export interface Approval {
@@ -100,6 +107,8 @@ export interface Timeline {
   notes: ContainmentNote[];
   /** Approval requests not answered yet (no `approval_resolved` with their id), oldest first. */
   pending: ApprovalRequested[];
+  /** The planned checks and every run of them (the Checks panel). */
+  checks: ChecksState;
   startedAt: string | null;
   finishedAt: string | null;
 }
@@ -135,6 +144,7 @@ export function emptyTimeline(): Timeline {
     plan: [],
     notes: [],
     pending: [],
+    checks: emptyChecks(),
     startedAt: null,
     finishedAt: null,
   };
@@ -158,9 +168,36 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
     if (item.kind === "tool") next.items[i] = change(item);
   };
 
+  const checksIndex = new Map<number, number>();
+  next.items.forEach((item, i) => {
+    if (item.kind === "checks") checksIndex.set(item.key, i);
+  });
+  /** The timeline's line for the batch a check run is in (the merge gate's runs stay out of it). */
+  const showBatch = (batch: CheckBatch | undefined) => {
+    if (!batch || batch.kind === "accepted") return;
+    const runs: CheckLine[] = batch.runs.map(({ checkId, name, scope, status, durationMs, summary, onlyBeforeTask }) => ({ checkId, name, scope, status, durationMs, summary, onlyBeforeTask }));
+    const i = checksIndex.get(batch.key);
+    const first = batch.runs[0];
+    const item: TimelineItem = { key: batch.key, ts: first.ts, kind: "checks", batch: batch.kind, round: batch.round, runs };
+    if (i === undefined) {
+      checksIndex.set(batch.key, next.items.length);
+      next.items.push(item);
+    } else next.items[i] = item;
+  };
+  const batchOf = (checkId: string) => {
+    const batches = next.checks.batches;
+    for (let i = batches.length - 1; i >= 0; i--) if (batches[i].runs.some((r) => r.checkId === checkId)) return batches[i];
+    return undefined;
+  };
+
   for (const ev of events) {
     const base = { key: ev.seq, ts: ev.ts };
+    next.checks = applyCheckEvent(next.checks, ev);
     switch (ev.type) {
+      case "check_started":
+      case "check_finished":
+        showBatch(batchOf(ev.check_id));
+        break;
       case "task_started": {
         const { seq: _seq, task_id: _task, ts: _ts, type: _type, ...started } = ev;
         next.started = started;
@@ -374,6 +411,11 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
               network: settleNetwork(item.network),
             };
           }
+        }
+        for (const batch of next.checks.batches) {
+          const i = checksIndex.get(batch.key);
+          const item = i === undefined ? undefined : next.items[i];
+          if (item?.kind === "checks" && item.runs.some((r, j) => r.status !== batch.runs[j]?.status)) showBatch(batch);
         }
         next.items.push({ ...base, kind: "finished", status: ev.status, summary: ev.summary });
         break;

@@ -1,3 +1,4 @@
+import type { Event } from "../../bindings/Event";
 import { subscribeTask, toIpcError, type Subscription } from "../../ipc/journal";
 
 /** Events after which the review is stale: a new checkpoint, a verdict, the task stopping or going on. */
@@ -13,6 +14,8 @@ export function watchReview(
   onstale: () => void,
   onended: () => void,
   quietMs = 250,
+  /** Every batch of new events (the merge gate follows its checks' output with them). */
+  onevents?: (events: Event[]) => void,
 ): { close(): void } {
   let sub: Subscription | null = null;
   let closed = false;
@@ -26,6 +29,7 @@ export function watchReview(
   };
   subscribeTask(taskId, afterSeq, {
     onEvents: (events) => {
+      onevents?.(events);
       if (events.some((e) => STALE.has(e.type))) stale();
     },
     onEnd: () => onended(),
