@@ -30,7 +30,7 @@ pub fn discover(root: &Path) -> Vec<CheckSpec> {
     go(root, &mut found);
     make(root, &mut found);
     for command in crate::agents::commands(root) {
-        found.from_agents(command);
+        found.add_from_agents(command);
     }
     found.specs
 }
@@ -60,7 +60,7 @@ impl Found {
 
     /// A command AGENTS.md names: it replaces a discovered check that runs the same tool and
     /// subcommand (the project's own way to run it), else it is a check of its own.
-    fn from_agents(&mut self, command: String) {
+    fn add_from_agents(&mut self, command: String) {
         let normal = normalize(&command);
         if self.specs.iter().any(|s| normalize(&s.command) == normal) {
             return;

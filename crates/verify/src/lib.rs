@@ -14,6 +14,8 @@
 //!
 //! The loop that reacts to checks (rounds, events, the merge gate) lives in `bosun-core`.
 
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
 mod agents;
 mod cache;
 mod classify;

@@ -36,6 +36,13 @@ const MAX_ENTRIES: usize = 20_000;
 /// Test files larger than this are not scanned for imports.
 const MAX_SCAN_BYTES: u64 = 512 * 1024;
 
+/// Is a test file; is named after a source; imports a source (text, test path, source path).
+type Matchers = (
+    fn(&str) -> bool,
+    fn(&str, &str) -> bool,
+    fn(&str, &str, &str) -> bool,
+);
+
 /// The command running only the tests related to `changed` (paths relative to `root`), or
 /// `None` when none are found or `spec`'s command cannot be narrowed. `npm test` whose script
 /// is `node --test` is narrowed as `node --test`.
@@ -61,20 +68,11 @@ pub fn related_command(
     }
     match runner {
         Runner::Pytest | Runner::Unittest | Runner::NodeTest => {
-            let (is_test, named, imports): (fn(&str) -> bool, fn(&str, &str) -> bool, _) =
-                if runner == Runner::NodeTest {
-                    (
-                        is_js_test,
-                        js_named_after,
-                        js_imports as fn(&str, &str, &str) -> bool,
-                    )
-                } else {
-                    (
-                        is_py_test,
-                        py_named_after,
-                        py_imports as fn(&str, &str, &str) -> bool,
-                    )
-                };
+            let (is_test, named, imports): Matchers = if runner == Runner::NodeTest {
+                (is_js_test, js_named_after, js_imports)
+            } else {
+                (is_py_test, py_named_after, py_imports)
+            };
             if !plain_flags(&parsed.args, runner) {
                 return None;
             }
@@ -238,7 +236,7 @@ fn py_imports(text: &str, _test: &str, source: &str) -> bool {
         }
         if let Some(c) = FROM.captures(line) {
             let from = &c[1];
-            return (from.trim_start_matches('.') != "" && names_it(from))
+            return (!from.trim_start_matches('.').is_empty() && names_it(from))
                 || c[2]
                     .split(',')
                     .filter_map(|part| part.split_whitespace().next())

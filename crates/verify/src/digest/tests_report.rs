@@ -7,10 +7,14 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+type Parser = fn(&[&str]) -> Vec<Found>;
+/// A pytest section's failure location and last `E ` line.
+type Section = (Option<(String, u32)>, Option<String>);
+
 /// Every test report in `text`, the runner's own first.
 pub(super) fn parse(text: &str, runner: Option<Runner>) -> Vec<Found> {
     let lines: Vec<&str> = text.lines().collect();
-    let all: [(Runner, fn(&[&str]) -> Vec<Found>); 5] = [
+    let all: [(Runner, Parser); 5] = [
         (Runner::Unittest, unittest),
         (Runner::Pytest, pytest),
         (Runner::NodeTest, node),
@@ -102,7 +106,7 @@ fn pytest(lines: &[&str]) -> Vec<Found> {
     static SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^_{3,} (.+?) _{3,}\s*$"));
     static AT: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+\.py):(\d+): \S"));
     // Section title -> (where it failed, its last `E ` line).
-    let mut sections: HashMap<String, (Option<(String, u32)>, Option<String>)> = HashMap::new();
+    let mut sections: HashMap<String, Section> = HashMap::new();
     let mut current: Option<String> = None;
     let mut block: Vec<&str> = Vec::new();
     let close = |title: &Option<String>, block: &[&str], sections: &mut HashMap<_, _>| {
