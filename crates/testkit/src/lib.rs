@@ -6,6 +6,7 @@
 //! - [`fixture_repo`]: a small real git repository.
 //! - [`Trap`]: a program that leaves a mark when run.
 
+pub mod checks_fixtures;
 mod fixture;
 mod render;
 mod script;
