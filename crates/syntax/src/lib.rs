@@ -2,6 +2,7 @@
 //! syntax error ([`first_error`]), and the edit guard ([`guard`]) that tells the model when an
 //! edit broke a file that parsed before. Pure: no IO; the repository map will share the table.
 
+pub mod bench;
 mod guard;
 mod language;
 mod parse;
