@@ -37,6 +37,15 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         connections: u32,
     },
+    /// Milliseconds the edit guard adds to an edit (parsing the edited file), per language
+    Guard {
+        /// Lines in each generated file
+        #[arg(long, default_value_t = 2_000)]
+        lines: usize,
+        /// Times each case is run
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -64,6 +73,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Proxy { mb, connections } => tokio::runtime::Runtime::new()?.block_on(
             bosun_exec::sandbox::proxy::bench::run(mb, connections, &mut out),
         )?,
+        BenchCommand::Guard { lines, runs } => bosun_syntax::bench::run(lines, runs, &mut out)?,
         BenchCommand::Review {
             files,
             changed,

@@ -1,0 +1,2 @@
+mod first_error;
+mod guard;
