@@ -3,8 +3,8 @@
 //! the tasks launched from the window. No logic of its own lives here.
 
 pub mod branches;
-pub mod checks;
 pub mod bridge;
+pub mod checks;
 pub mod commands;
 pub mod engine;
 pub mod error;

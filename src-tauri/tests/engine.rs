@@ -52,6 +52,7 @@ fn request(repo: &Path, mock: &MockModelServer) -> LaunchRequest {
         mode: Some(Mode::Ask),
         max_steps: None,
         max_cost_usd: None,
+        checks: None,
     }
 }
 

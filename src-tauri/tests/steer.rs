@@ -25,6 +25,7 @@ fn request(repo: &std::path::Path, mock: &MockModelServer) -> LaunchRequest {
         mode: Some(Mode::Ask),
         max_steps: None,
         max_cost_usd: None,
+        checks: None,
     }
 }
 

@@ -90,7 +90,13 @@ mod tests {
         std::fs::write(wt.join("new.py"), "x = 1\n").unwrap();
         let broken = before.broken_by_edit(wt, &paths);
         assert_eq!(broken.len(), 1, "{broken:?}");
-        assert!(broken[0].starts_with("calc.py: syntax error at line"), "{broken:?}");
-        assert!(broken[0].contains("the file parsed before this edit"), "{broken:?}");
+        assert!(
+            broken[0].starts_with("calc.py: syntax error at line"),
+            "{broken:?}"
+        );
+        assert!(
+            broken[0].contains("the file parsed before this edit"),
+            "{broken:?}"
+        );
     }
 }

@@ -246,7 +246,10 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         }
     };
     redaction.text(&mut text);
-    emitter.emit(EventMsg::UserMessage(UserMessage { text: text.clone(), origin: None }))?;
+    emitter.emit(EventMsg::UserMessage(UserMessage {
+        text: text.clone(),
+        origin: None,
+    }))?;
     messages.push(ChatMessage::User { content: text });
     let max_steps = match spec.max_steps {
         Some(n) => n,

@@ -516,8 +516,10 @@ impl TaskRun {
             };
             for mut text in queued {
                 self.note_redacted(self.redaction.text(&mut text))?;
-                self.emitter
-                    .emit(EventMsg::UserMessage(UserMessage { text: text.clone(), origin: None }))?;
+                self.emitter.emit(EventMsg::UserMessage(UserMessage {
+                    text: text.clone(),
+                    origin: None,
+                }))?;
                 messages.push(ChatMessage::User { content: text });
             }
             if self.cancel.is_cancelled() {

@@ -1,6 +1,6 @@
 use crate::{
-    CheckFinished, CheckOutputDelta, CheckStarted, ChecksPlanned, ApprovalRequested, ApprovalResolved, CallId, NetworkConnection, Redacted, TaskId, TokenUsage,
-    Warning,
+    ApprovalRequested, ApprovalResolved, CallId, CheckFinished, CheckOutputDelta, CheckStarted,
+    ChecksPlanned, NetworkConnection, Redacted, TaskId, TokenUsage, Warning,
 };
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

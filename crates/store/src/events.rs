@@ -24,7 +24,12 @@ impl Store {
     /// Appends `msg` as the task's next event, its seq assigned under the write lock: for
     /// writers that do not own the task's stream (a finished task's checks, the review), so two
     /// of them never take the same seq.
-    pub fn append_next(&self, task: &TaskId, ts: String, msg: EventMsg) -> Result<Event, StoreError> {
+    pub fn append_next(
+        &self,
+        task: &TaskId,
+        ts: String,
+        msg: EventMsg,
+    ) -> Result<Event, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let event = Event {

@@ -51,7 +51,9 @@ pub fn sync_check_dir(
             let _ = std::fs::remove_file(&held_path);
             let git_dir = bosun_git_dir(&layout, &user)?;
             let dirty = candidates_from_git(&git_dir, &files, &index_path);
-            let to = user.find_tree(target).git_ctx("reading the tree to check")?;
+            let to = user
+                .find_tree(target)
+                .git_ctx("reading the tree to check")?;
             let touched = switch_files(&user, &files, &mut index, &from, &to)?;
             match dirty {
                 Some(dirty) => {
@@ -229,7 +231,10 @@ mod tests {
         assert_eq!(again, dir);
         assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "bee\n");
         assert!(!dir.join("stray.pyc").exists(), "what a check made is gone");
-        assert!(dir.join("target/out").exists(), "ignored build outputs stay");
+        assert!(
+            dir.join("target/out").exists(),
+            "ignored build outputs stay"
+        );
 
         sync_check_dir(&home, &repo, "t1", &second).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "two\n");

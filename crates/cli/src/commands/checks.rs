@@ -204,7 +204,8 @@ fn task_checks(task: &str, args: &ChecksArgs) -> anyhow::Result<ExitCode> {
 /// The last round a task ran: its `task_finished` checks, else the newest `check_finished`
 /// events (a re-run or a merge gate after it).
 fn last_round(store: &bosun_store::Store, task: &TaskId) -> anyhow::Result<Option<ChecksReport>> {
-    let events = store.events_of_kinds(task, &["task_finished", "check_finished", "check_started"])?;
+    let events =
+        store.events_of_kinds(task, &["task_finished", "check_finished", "check_started"])?;
     // The events of the last run of checks: those after the last task_finished that had any,
     // or that task_finished's own.
     let mut last: Vec<CheckFinished> = Vec::new();

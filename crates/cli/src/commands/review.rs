@@ -259,8 +259,13 @@ pub fn merge(
     message: Option<String>,
     override_checks: Option<String>,
 ) -> anyhow::Result<ExitCode> {
-    if override_checks.as_deref().is_some_and(|r| r.trim().is_empty()) {
-        anyhow::bail!("--override-checks needs a reason, e.g. --override-checks 'flaky test, tracked in #12'");
+    if override_checks
+        .as_deref()
+        .is_some_and(|r| r.trim().is_empty())
+    {
+        anyhow::bail!(
+            "--override-checks needs a reason, e.g. --override-checks 'flaky test, tracked in #12'"
+        );
     }
     let r = reviewer(task)?;
     let req = MergeRequest {

@@ -1,10 +1,10 @@
 use super::approve::Answerer;
 use crate::render::Transcript;
 use anyhow::{Context, bail};
+use bosun_core::checks::ChecksChoice;
 use bosun_core::{
     BosunConfig, ContinueSpec, ProviderEntry, TaskSpec, continue_task, secret_env_names, start_task,
 };
-use bosun_core::checks::ChecksChoice;
 use bosun_policy::Mode;
 use bosun_protocol::{EventMsg, Op, TaskStatus};
 use clap::Args;

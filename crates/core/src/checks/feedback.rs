@@ -42,7 +42,9 @@ pub(crate) fn round_failed(
                     .map(|e| format!("exit code {e}"))
                     .unwrap_or_else(|| c.status.as_str().to_string());
                 let what = match (c.required, c.only_before_task) {
-                    (_, true) => " (every failure below was there before this task: the base commit fails the same way; it does not block)",
+                    (_, true) => {
+                        " (every failure below was there before this task: the base commit fails the same way; it does not block)"
+                    }
                     (false, _) => " (optional: it does not block)",
                     _ => "",
                 };
@@ -123,7 +125,10 @@ pub(crate) fn summary_line(results: &[CheckFinished]) -> String {
         })
         .collect();
     if failing.is_empty() {
-        format!("checks pass: {}", names(&|c| c.status == CheckStatus::Passed))
+        format!(
+            "checks pass: {}",
+            names(&|c| c.status == CheckStatus::Passed)
+        )
     } else {
         format!("checks fail: {}", failing.join(", "))
     }
@@ -168,7 +173,12 @@ mod tests {
                 },
             ],
         )];
-        let msg = round_failed(&results, &|_| Some("a\nb\nFAILED (failures=2)\n".into()), 1, 3);
+        let msg = round_failed(
+            &results,
+            &|_| Some("a\nb\nFAILED (failures=2)\n".into()),
+            1,
+            3,
+        );
         assert!(msg.contains("round 1 of 3; 2 more tries"), "{msg}");
         assert!(msg.contains("check `test` failed — exit code 1"), "{msg}");
         assert!(msg.contains("tests/test_calc.py:9: test_add: AssertionError: 3 != 4"));

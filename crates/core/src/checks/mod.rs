@@ -98,15 +98,13 @@ pub(crate) async fn run_outside_task(
         }),
     );
     let redaction = Arc::new(Redaction::from_environment());
-    let emitter = Arc::new(
-        Emitter::appending(row.id.clone(), Arc::clone(store)).with_redaction(redaction),
-    );
+    let emitter =
+        Arc::new(Emitter::appending(row.id.clone(), Arc::clone(store)).with_redaction(redaction));
     let env_remove = crate::secret_env_names(std::env::vars().map(|(k, _)| k));
     let cancel = CancellationToken::new();
     let ctx = CheckContext {
         home,
         repo_root: &repo_root,
-        task_id: row.id.as_str(),
         base_commit: &row.base_commit,
         policy: &policy,
         sandboxing: &sandboxing,
@@ -150,7 +148,11 @@ pub async fn rerun(
     if checks.is_empty() {
         return Err(no_checks(&row, plan.source));
     }
-    let (repo, id, base) = (row.repo.clone(), row.id.to_string(), row.base_commit.clone());
+    let (repo, id, base) = (
+        row.repo.clone(),
+        row.id.to_string(),
+        row.base_commit.clone(),
+    );
     let tree = tokio::task::spawn_blocking(move || {
         bosun_workspace::latest_checkpoint_commit(Path::new(&repo), &id)
     })

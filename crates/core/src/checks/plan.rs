@@ -108,7 +108,10 @@ pub fn repo_checks(
         return Ok(RepoChecks {
             checks,
             source: CheckSource::Configured,
-            config_path: format!("$BOSUN_HOME/config.toml [repos.\"{}\"]", repo_root.display()),
+            config_path: format!(
+                "$BOSUN_HOME/config.toml [repos.\"{}\"]",
+                repo_root.display()
+            ),
         });
     }
     if let Some(checks) = project_settings(repo_root)?.checks {
@@ -261,14 +264,20 @@ mod tests {
         .unwrap();
         assert_eq!(found.source, CheckSource::Discovered);
         assert!(
-            found.checks.iter().any(|c| c.command.starts_with("cargo test")),
+            found
+                .checks
+                .iter()
+                .any(|c| c.command.starts_with("cargo test")),
             "{found:?}"
         );
         assert_eq!(found.max_rounds, 3);
 
         save_checks(root, &[CheckSpec::new("unit", "make unit")]).unwrap();
         let text = std::fs::read_to_string(root.join(".bosun/config.toml")).unwrap();
-        assert!(text.contains("[[checks]]") && text.contains("make unit"), "{text}");
+        assert!(
+            text.contains("[[checks]]") && text.contains("make unit"),
+            "{text}"
+        );
         let project = plan(
             &BosunConfig::default(),
             root,
@@ -330,14 +339,21 @@ mod tests {
     #[test]
     fn bad_checks_are_errors_that_name_what_is_wrong() {
         let mut empty = CheckSpec::new("x", " ");
-        let err = validate(&[empty.clone()], "--check").unwrap_err().to_string();
+        let err = validate(&[empty.clone()], "--check")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no command"), "{err}");
         empty.command = "true".into();
         empty.timeout_secs = 0;
         let err = validate(&[empty], "f").unwrap_err().to_string();
         assert!(err.contains("timeout_secs = 0"), "{err}");
         let twice = [CheckSpec::new("t", "a"), CheckSpec::new("t", "b")];
-        assert!(validate(&twice, "f").unwrap_err().to_string().contains("two checks"));
+        assert!(
+            validate(&twice, "f")
+                .unwrap_err()
+                .to_string()
+                .contains("two checks")
+        );
         assert!(flag_check("  ").is_err());
         let repo = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(repo.path().join(".bosun")).unwrap();

@@ -23,7 +23,6 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct CheckContext<'a> {
     pub home: &'a Path,
     pub repo_root: &'a Path,
-    pub task_id: &'a str,
     pub base_commit: &'a str,
     pub policy: &'a Policy,
     pub sandboxing: &'a Sandboxing,
@@ -91,7 +90,9 @@ impl CheckContext<'_> {
                 _ => check.command.clone(),
             };
             if let Some(why) = self.refusal(&command) {
-                round.results.push(self.refused(check, &command, spec, why)?);
+                round
+                    .results
+                    .push(self.refused(check, &command, spec, why)?);
                 continue;
             }
             let dir = match &dir {
@@ -260,12 +261,14 @@ impl CheckContext<'_> {
             }
             _ => None,
         };
-        let (sandbox, sandbox_exe) =
-            match sandboxing.policy(proxy.as_ref().map(CallProxy::socket), &self.policy.sandbox()) {
-                Ok(Some((p, exe))) => (Some(p), exe),
-                Ok(None) => (None, PathBuf::new()),
-                Err(e) => return Ok(broken(format!("the sandbox could not be prepared: {e}"))),
-            };
+        let (sandbox, sandbox_exe) = match sandboxing.policy(
+            proxy.as_ref().map(CallProxy::socket),
+            &self.policy.sandbox(),
+        ) {
+            Ok(Some((p, exe))) => (Some(p), exe),
+            Ok(None) => (None, PathBuf::new()),
+            Err(e) => return Ok(broken(format!("the sandbox could not be prepared: {e}"))),
+        };
         let run = CheckRun {
             command: command.to_string(),
             cwd: dir.to_path_buf(),
@@ -414,9 +417,9 @@ pub(crate) fn blocking(results: &[CheckFinished]) -> bool {
 /// Every required check ran (passed or failed) — when none did (all broken or denied), the
 /// task is judged as having no checks.
 pub(crate) fn any_required_ran(results: &[CheckFinished]) -> bool {
-    results.iter().any(|c| {
-        c.required && !matches!(c.status, CheckStatus::Error | CheckStatus::Denied)
-    })
+    results
+        .iter()
+        .any(|c| c.required && !matches!(c.status, CheckStatus::Error | CheckStatus::Denied))
 }
 
 /// The failures of `results` as one line each, for summaries.

@@ -110,7 +110,8 @@ impl Reviewer {
 
 /// Why a merge was refused: the failing checks and their failures, and how to override.
 fn blocked_message(report: &ChecksReport, _repo: &Path) -> String {
-    let mut out = String::from("the merge is refused: a required check fails on the accepted changes");
+    let mut out =
+        String::from("the merge is refused: a required check fails on the accepted changes");
     for c in report.checks.iter().filter(|c| c.blocks()) {
         out.push_str(&format!("\n  ✗ {} — {}", c.name, c.summary));
         for f in c.failures.iter().filter(|f| !f.before_task).take(10) {

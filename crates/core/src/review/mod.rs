@@ -16,8 +16,8 @@ pub use verdicts::{Applied, HunkSel, Verdict};
 
 use crate::CoreError;
 use bosun_protocol::{
-    EventMsg, FileDiff, FileReviewState, FileStatus, HunkKind, HunkState, Review,
-    ReviewCounts, ReviewFile, ReviewHunk, TaskId, TaskStatus,
+    EventMsg, FileDiff, FileReviewState, FileStatus, HunkKind, HunkState, Review, ReviewCounts,
+    ReviewFile, ReviewHunk, TaskId, TaskStatus,
 };
 use bosun_store::{Store, TaskRow, now_rfc3339};
 use bosun_workspace::{TaskHistory, TaskWorktree};
@@ -120,10 +120,7 @@ impl Reviewer {
 
     /// Appends a review-made event to the task's journal; returns its seq.
     pub(crate) fn append(&self, msg: EventMsg) -> Result<u64, CoreError> {
-        Ok(self
-            .store
-            .append_next(&self.task, now_rfc3339(), msg)?
-            .seq)
+        Ok(self.store.append_next(&self.task, now_rfc3339(), msg)?.seq)
     }
 
     /// Journals the checkpoints the worktree has beyond those in the journal (a reject, restore

@@ -52,24 +52,10 @@ impl Verification {
 }
 
 impl TaskRun {
-    fn dispatch_env(&self) -> DispatchEnv<'_> {
-        DispatchEnv {
-            committed_secrets: &self.committed_secrets,
-            registry: &self.registry,
-            policy: &self.policy,
-            policy_files: &self.policy_files,
-            gate: &self.gate,
-            sandboxing: &self.sandboxing,
-            emitter: &self.emitter,
-            worktree: self.worktree_path.clone(),
-            cancel: &self.cancel,
-            env_remove: self.env_remove.clone(),
-        }
-    }
-
-    /// Runs one set of checks on the task's latest checkpoint.
+    /// Runs one set of checks on the task's latest checkpoint. (`&mut self`: the future must
+    /// not hold a shared borrow of the run, whose worktree is not `Sync`.)
     async fn run_checks(
-        &self,
+        &mut self,
         checks: &[CheckSpec],
         tree: &str,
         round: u32,
@@ -81,11 +67,21 @@ impl TaskRun {
             .read()
             .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?
             .clone();
-        let env = self.dispatch_env();
+        let env = DispatchEnv {
+            committed_secrets: &self.committed_secrets,
+            registry: &self.registry,
+            policy: &self.policy,
+            policy_files: &self.policy_files,
+            gate: &self.gate,
+            sandboxing: &self.sandboxing,
+            emitter: &self.emitter,
+            worktree: self.worktree_path.clone(),
+            cancel: &self.cancel,
+            env_remove: self.env_remove.clone(),
+        };
         let ctx = CheckContext {
             home: &self.home,
             repo_root: &self.repo_root,
-            task_id: self.emitter.task_id().as_str(),
             base_commit: &self.base_commit,
             policy: &policy,
             sandboxing: &self.sandboxing,

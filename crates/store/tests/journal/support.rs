@@ -42,7 +42,10 @@ pub fn event(task: &str, seq: u64, msg: EventMsg) -> Event {
 }
 
 pub fn message(text: &str) -> EventMsg {
-    EventMsg::UserMessage(UserMessage { text: text.into(), origin: None })
+    EventMsg::UserMessage(UserMessage {
+        text: text.into(),
+        origin: None,
+    })
 }
 
 pub fn tool_call(id: &str) -> EventMsg {
