@@ -1,6 +1,7 @@
 mod approvals;
 mod bad_input;
 mod bench;
+mod checks;
 mod containment;
 mod git_escape;
 mod inspect;

@@ -64,6 +64,9 @@ fn base_slot(base_commit: &str) -> String {
     format!("base-{}", &base_commit[..base_commit.len().min(16)])
 }
 
+/// Variables a check does not inherit: they point builds outside the check directory.
+const CHECK_ENV_REMOVED: &[&str] = &["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"];
+
 fn new_check_id() -> String {
     format!("chk_{}", ulid::Ulid::new().to_string().to_lowercase())
 }
@@ -269,11 +272,15 @@ impl CheckContext<'_> {
             Ok(None) => (None, PathBuf::new()),
             Err(e) => return Ok(broken(format!("the sandbox could not be prepared: {e}"))),
         };
+        // A build directory shared outside the check directory is not writable in the sandbox:
+        // a check builds in its own directory (kept between runs, so builds are incremental).
+        let mut env_remove = self.env_remove.to_vec();
+        env_remove.extend(CHECK_ENV_REMOVED.iter().map(|v| v.to_string()));
         let run = CheckRun {
             command: command.to_string(),
             cwd: dir.to_path_buf(),
             timeout,
-            env_remove: self.env_remove.to_vec(),
+            env_remove,
             sandbox,
             sandbox_exe,
             root_for_paths: dir.to_path_buf(),
