@@ -44,6 +44,13 @@ fn main() {
         "review_export",
         "review_remove_worktree",
         "review_discard",
+        "prepare_worktree",
+        "release_prepared_worktree",
+        "checks_for_repo",
+        "save_checks",
+        "rerun_checks",
+        "review_checks",
+        "review_run_checks",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {
