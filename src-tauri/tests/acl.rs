@@ -38,5 +38,8 @@ fn registered_declared_and_granted_commands_are_the_same() {
         .collect();
     assert!(registered.len() > 10, "{registered:?}");
     assert_eq!(registered, declared, "src/lib.rs vs build.rs");
-    assert_eq!(registered, granted, "src/lib.rs vs capabilities/main-window.json");
+    assert_eq!(
+        registered, granted,
+        "src/lib.rs vs capabilities/main-window.json"
+    );
 }

@@ -75,6 +75,11 @@ pub fn sync_check_dir(
     Ok(files)
 }
 
+/// Where a check directory is (whether or not it exists).
+pub fn check_dir_path(home: &Path, repo_root: &Path, slot: &str) -> PathBuf {
+    slot_dir(&Layout::new(home, repo_root), slot)
+}
+
 /// Removes a check directory (a task's, when the task's worktree goes).
 pub fn remove_check_dir(home: &Path, repo_root: &Path, slot: &str) -> Result<()> {
     validate_slot(slot)?;

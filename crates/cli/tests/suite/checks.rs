@@ -558,3 +558,139 @@ fn bosun_checks_lists_and_saves_a_repositorys_checks_and_flags_are_checked() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_base_commits_result_is_reused_by_the_next_task_on_the_same_base() {
+    let mut env = Env::new();
+    env.repo = python_calc_repo_failing_at_base(env.dir.path()).unwrap();
+    let broken_both = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a + b\n";
+    let base_runs = |run: &Run| {
+        run.events
+            .iter()
+            .filter(|e| matches!(&e.msg, EventMsg::CheckStarted(s) if s.scope == CheckScope::Base))
+            .count()
+    };
+    let mut counts = Vec::new();
+    for _ in 0..2 {
+        let server = MockModelServer::start_blocking(vec![
+            write("call_1", "calc.py", broken_both),
+            text("Done."),
+        ])
+        .unwrap();
+        let run = env.run(&server, "implement add", &["--max-check-rounds", "1"]);
+        assert_eq!(run.code(), Some(5), "stderr: {}", run.stderr());
+        // Both tasks see test_sub marked as failing before them.
+        let last = finished_checks(&run);
+        assert!(
+            last.iter()
+                .flat_map(|c| &c.failures)
+                .any(|f| f.message.contains("test_sub") && f.before_task),
+            "{last:#?}"
+        );
+        counts.push(base_runs(&run));
+    }
+    assert_eq!(
+        counts,
+        vec![1, 0],
+        "the second task reuses the base's result"
+    );
+}
+
+#[test]
+fn a_check_that_needs_the_network_says_so_when_it_fails_for_that_reason() {
+    let env = python_env();
+    let server = MockModelServer::start_blocking(vec![
+        write("call_1", "calc.py", DOCUMENTED),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = env.run(
+        &server,
+        "touch calc",
+        &[
+            "--check",
+            "curl -sS --max-time 5 https://registry.npmjs.org/",
+            "--max-check-rounds",
+            "1",
+        ],
+    );
+    assert_eq!(run.code(), Some(5), "stderr: {}", run.stderr());
+    let ends = check_ends(&run);
+    let net = ends.iter().find(|c| c.scope == CheckScope::Full).unwrap();
+    assert_eq!(net.status, CheckStatus::Failed, "{net:#?}");
+    assert!(
+        net.summary.contains("network") && net.summary.contains("[network] rule"),
+        "{net:#?}"
+    );
+}
+
+#[test]
+fn an_edit_check_runs_on_the_edited_files_and_its_failure_is_in_the_tool_result() {
+    let env = python_env();
+    std::fs::create_dir_all(env.repo.join(".bosun")).unwrap();
+    std::fs::write(
+        env.repo.join(".bosun/config.toml"),
+        "[[checks]]\nname = \"no-fixme\"\ncommand = \"! grep -n FIXME {files}\"\nwhen = \"edit\"\n",
+    )
+    .unwrap();
+    let server = MockModelServer::start_blocking(vec![
+        write("call_1", "notes 1.txt", "all good\n"),
+        write("call_2", "calc.py", "# FIXME: sub\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "edit", &[]);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    let started: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::CheckStarted(s) if s.scope == CheckScope::Edit => Some(s.command.clone()),
+            _ => None,
+        })
+        .collect();
+    // `{files}` became the edited path, shell-quoted.
+    assert_eq!(
+        started,
+        vec![
+            "! grep -n FIXME 'notes 1.txt'".to_string(),
+            "! grep -n FIXME 'calc.py'".to_string()
+        ]
+    );
+    let requests = server.model_requests();
+    let results: Vec<String> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(!results[0].contains("edit check"), "{results:?}");
+    assert!(
+        results[1].contains("the edit check `no-fixme` fails"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn bosun_checks_run_runs_a_finished_tasks_checks_again() {
+    let env = python_env();
+    let server = MockModelServer::start_blocking(vec![
+        write("call_1", "calc.py", DOCUMENTED),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "document calc", &[]);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    let task = run.task_id();
+    let report = env.json(&["checks", &task, "--run", "--json"]);
+    assert_eq!(report["blocked"], false, "{report}");
+    assert_eq!(report["checks"][0]["status"], "passed", "{report}");
+    // The re-run is in the task's journal (round 0).
+    let (_, journal, _) = env.text(&["show", &task, "--json"]);
+    assert!(journal.contains("\"round\":0"), "{journal}");
+    // Breaking the worktree's copy does not matter: the checks run on the checkpoint.
+    std::fs::write(run.worktree().join("calc.py"), "def add(:\n").unwrap();
+    let report = env.json(&["checks", &task, "--run", "--json"]);
+    assert_eq!(report["checks"][0]["status"], "passed", "{report}");
+}

@@ -196,7 +196,20 @@ impl Reviewer {
     pub fn remove_worktree(&self) -> Result<u64, CoreError> {
         let row = self.ensure_stopped()?;
         let wt = self.worktree(&row)?;
-        let freed = wt.remove()?;
+        let mut freed = wt.remove()?;
+        // The task's check directories (its own and its merge gate's) go with it.
+        let repo = Path::new(&row.repo);
+        for slot in [
+            crate::checks::run::task_slot(row.id.as_str()),
+            crate::checks::run::merge_slot(row.id.as_str()),
+        ] {
+            let dir = bosun_workspace::check_dir_path(&self.home, repo, &slot);
+            let bytes = dir_bytes(&dir);
+            match bosun_workspace::remove_check_dir(&self.home, repo, &slot) {
+                Ok(()) => freed += bytes,
+                Err(e) => tracing::warn!("the check directory {} stays: {e}", dir.display()),
+            }
+        }
         self.append(EventMsg::Review(ReviewEvent::RemoveWorktree {
             freed_bytes: freed,
         }))?;
