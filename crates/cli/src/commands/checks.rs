@@ -201,43 +201,35 @@ fn task_checks(task: &str, args: &ChecksArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The last round a task ran: its `task_finished` checks, else the newest `check_finished`
-/// events (a re-run or a merge gate after it).
+/// The last round a task ran: its `task_finished` checks, or those of a re-run after it
+/// (`bosun checks TASK --run`, the app's Re-run: round 0 on the latest checkpoint; the merge
+/// gate's runs are not the task's), one result per check.
 fn last_round(store: &bosun_store::Store, task: &TaskId) -> anyhow::Result<Option<ChecksReport>> {
-    let events =
-        store.events_of_kinds(task, &["task_finished", "check_finished", "check_started"])?;
-    // The events of the last run of checks: those after the last task_finished that had any,
-    // or that task_finished's own.
+    use bosun_protocol::CheckScope;
+    let events = store.events_of_kinds(task, &["task_finished", "check_finished"])?;
     let mut last: Vec<CheckFinished> = Vec::new();
-    let mut since_finish: Vec<CheckFinished> = Vec::new();
-    let mut started_after = false;
+    let mut rerun: Vec<CheckFinished> = Vec::new();
     for ev in &events {
         match &ev.msg {
             EventMsg::TaskFinished(f) => {
                 if !f.checks.is_empty() {
                     last = f.checks.clone();
                 }
-                since_finish.clear();
-                started_after = false;
-            }
-            EventMsg::CheckStarted(s) => {
-                if s.round == 0 && !started_after {
-                    since_finish.clear();
-                    started_after = true;
-                }
+                rerun.clear();
             }
             EventMsg::CheckFinished(c)
-                if c.scope != bosun_protocol::CheckScope::Base
-                    && c.scope != bosun_protocol::CheckScope::Edit
-                    && started_after =>
+                if matches!(c.scope, CheckScope::Full | CheckScope::Related) =>
             {
-                since_finish.push(c.clone());
+                // A loop round's results come with task_finished; these are a re-run's.
+                rerun.retain(|r| r.name != c.name);
+                rerun.push(c.clone());
             }
             _ => {}
         }
     }
-    if !since_finish.is_empty() {
-        last = since_finish;
+    // Check events before the task's end belong to its rounds (task_finished has them).
+    if !rerun.is_empty() {
+        last = rerun;
     }
     if last.is_empty() {
         return Ok(None);

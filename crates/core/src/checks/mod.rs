@@ -72,11 +72,7 @@ pub(crate) async fn run_outside_task(
     home: &Path,
     store: &Arc<Store>,
     row: &TaskRow,
-    checks: &[CheckSpec],
-    tree: &str,
-    scope: CheckScope,
-    slot: String,
-    changed: &[String],
+    spec: &RoundSpec<'_>,
 ) -> Result<Vec<CheckFinished>, CoreError> {
     let repo_root = PathBuf::from(&row.repo);
     let policy = PolicyFiles::new(home, &repo_root, None, None).load()?;
@@ -113,17 +109,7 @@ pub(crate) async fn run_outside_task(
         env_remove: &env_remove,
         dispatch: None,
     };
-    let round = ctx
-        .run_round(&RoundSpec {
-            checks,
-            tree,
-            round: 0,
-            scope,
-            changed,
-            slot,
-        })
-        .await?;
-    Ok(round.results)
+    Ok(ctx.run_round(spec).await?.results)
 }
 
 /// Runs a finished task's checks again on its latest checkpoint (the app's Re-run,
@@ -160,17 +146,15 @@ pub async fn rerun(
     .map_err(|e| CoreError::Internal(format!("git thread failed: {e}")))??
     .unwrap_or(base);
     let changed = changed_files(&store, &row.id)?;
-    let results = run_outside_task(
-        home,
-        &store,
-        &row,
-        &checks,
-        &tree,
-        CheckScope::Full,
-        task_slot(row.id.as_str()),
-        &changed,
-    )
-    .await?;
+    let spec = RoundSpec {
+        checks: &checks,
+        tree: &tree,
+        round: 0,
+        scope: CheckScope::Full,
+        changed: &changed,
+        slot: task_slot(row.id.as_str()),
+    };
+    let results = run_outside_task(home, &store, &row, &spec).await?;
     Ok(ChecksReport {
         blocked: blocking(&results),
         tree,

@@ -47,17 +47,15 @@ impl Reviewer {
             return Err(checks::no_checks(&row, plan.source));
         }
         let changed = checks::changed_files(&self.store, &row.id)?;
-        let results = checks::run_outside_task(
-            &self.home,
-            &self.store,
-            &row,
-            &checks,
-            &tree,
-            CheckScope::Accepted,
-            checks::run::merge_slot(row.id.as_str()),
-            &changed,
-        )
-        .await?;
+        let spec = checks::RoundSpec {
+            checks: &checks,
+            tree: &tree,
+            round: 0,
+            scope: CheckScope::Accepted,
+            changed: &changed,
+            slot: checks::run::merge_slot(row.id.as_str()),
+        };
+        let results = checks::run_outside_task(&self.home, &self.store, &row, &spec).await?;
         let report = ChecksReport {
             blocked: checks::blocking(&results),
             tree,
