@@ -223,17 +223,7 @@ impl Transcript {
                 }
                 writeln!(out, "  {}", self.paint(code, &line))?;
                 for f in c.failures.iter().take(10) {
-                    let at = match (&f.path, f.line) {
-                        (Some(p), Some(l)) => format!("{p}:{l}: "),
-                        (Some(p), None) => format!("{p}: "),
-                        _ => String::new(),
-                    };
-                    let before = if f.before_task {
-                        " (failing before this task)"
-                    } else {
-                        ""
-                    };
-                    writeln!(out, "    {at}{}{before}", first_line(&f.message))?;
+                    writeln!(out, "    {}", failure_line(f))?;
                 }
                 if c.failures.len() > 10 {
                     writeln!(out, "    … and {} more", c.failures.len() - 10)?;
@@ -418,4 +408,19 @@ fn check_scope(scope: CheckScope) -> &'static str {
         CheckScope::Accepted => "accepted tree",
         CheckScope::Edit => "after edit",
     }
+}
+
+/// One failure of a check: `path:line: message (failing before this task)`, on one line.
+pub fn failure_line(f: &bosun_protocol::CheckFailure) -> String {
+    let at = match (&f.path, f.line) {
+        (Some(p), Some(l)) => format!("{p}:{l}: "),
+        (Some(p), None) => format!("{p}: "),
+        _ => String::new(),
+    };
+    let before = if f.before_task {
+        " (failing before this task)"
+    } else {
+        ""
+    };
+    format!("{at}{}{before}", first_line(&f.message))
 }

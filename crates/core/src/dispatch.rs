@@ -4,8 +4,8 @@
 
 use crate::approvals::{Approval, ApprovalGate, AskRequest};
 use crate::egress::CallProxy;
+use crate::emitter::StreamedOutput;
 use crate::policy_files::PolicyFiles;
-use crate::redaction::TextStream;
 use crate::sandboxing::Sandboxing;
 use crate::{CoreError, Emitter};
 use bosun_model::{ChatMessage, ToolCall};
@@ -100,46 +100,6 @@ impl<'a> CallEvents<'a> {
 
     fn fail(self, message: String) -> Result<ChatMessage, CoreError> {
         self.end(ToolCallStatus::Error, None, Some(message), String::new())
-    }
-}
-
-/// A tool's streamed output: stdout and stderr each redacted as one text (see
-/// [`crate::redaction::TextStream`]), and what they still hold let out when the tool returns.
-struct CallOutput {
-    emitter: Arc<Emitter>,
-    call_id: CallId,
-    stdout: TextStream,
-    stderr: TextStream,
-}
-
-impl CallOutput {
-    fn new(emitter: &Arc<Emitter>, call_id: &str) -> Self {
-        CallOutput {
-            emitter: Arc::clone(emitter),
-            call_id: CallId(call_id.to_string()),
-            stdout: emitter.text_stream(),
-            stderr: emitter.text_stream(),
-        }
-    }
-
-    /// A piece of `stream`; `None` ends it.
-    fn piece(&self, stream: OutputStream, piece: Option<&str>) {
-        let held = match stream {
-            OutputStream::Stdout => &self.stdout,
-            OutputStream::Stderr => &self.stderr,
-        };
-        self.emitter.emit_piece(held, piece, |chunk| {
-            EventMsg::ToolOutputDelta(ToolOutputDelta {
-                call_id: self.call_id.clone(),
-                stream,
-                chunk,
-            })
-        });
-    }
-
-    fn finish(&self) {
-        self.piece(OutputStream::Stdout, None);
-        self.piece(OutputStream::Stderr, None);
     }
 }
 
@@ -395,7 +355,14 @@ pub async fn dispatch(
         ToolAction::Write { paths } => crate::guard::Before::read(&env.worktree, paths),
         _ => crate::guard::Before::default(),
     };
-    let output = Arc::new(CallOutput::new(env.emitter, &call.id));
+    let call_id = CallId(call.id.clone());
+    let output = Arc::new(StreamedOutput::new(env.emitter, move |stream, chunk| {
+        EventMsg::ToolOutputDelta(ToolOutputDelta {
+            call_id: call_id.clone(),
+            stream,
+            chunk,
+        })
+    }));
     let sink = Arc::clone(&output);
     let ctx = ToolContext {
         worktree: env.worktree.clone(),

@@ -189,3 +189,39 @@ impl Emitter {
         }
     }
 }
+
+/// A command's streamed output: stdout and stderr each redacted as one text (see
+/// [`crate::redaction::TextStream`]), each piece emitted as the event `make` builds, and what
+/// the streams still hold let out by [`StreamedOutput::finish`].
+pub(crate) struct StreamedOutput<F: Fn(bosun_protocol::OutputStream, String) -> EventMsg> {
+    emitter: Arc<Emitter>,
+    stdout: TextStream,
+    stderr: TextStream,
+    make: F,
+}
+
+impl<F: Fn(bosun_protocol::OutputStream, String) -> EventMsg> StreamedOutput<F> {
+    pub fn new(emitter: &Arc<Emitter>, make: F) -> Self {
+        StreamedOutput {
+            emitter: Arc::clone(emitter),
+            stdout: emitter.text_stream(),
+            stderr: emitter.text_stream(),
+            make,
+        }
+    }
+
+    /// A piece of `stream`; `None` ends it.
+    pub fn piece(&self, stream: bosun_protocol::OutputStream, piece: Option<&str>) {
+        let held = match stream {
+            bosun_protocol::OutputStream::Stdout => &self.stdout,
+            bosun_protocol::OutputStream::Stderr => &self.stderr,
+        };
+        self.emitter
+            .emit_piece(held, piece, |chunk| (self.make)(stream, chunk));
+    }
+
+    pub fn finish(&self) {
+        self.piece(bosun_protocol::OutputStream::Stdout, None);
+        self.piece(bosun_protocol::OutputStream::Stderr, None);
+    }
+}

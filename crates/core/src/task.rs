@@ -402,6 +402,27 @@ async fn watch_ops(
     }
 }
 
+/// What a tool call (or a check) of the run dispatches with. A macro, not a method: the
+/// borrows are of single fields, so the loop's future holds no `&TaskRun` (whose worktree is not
+/// `Sync`).
+macro_rules! dispatch_env {
+    ($run:expr) => {
+        DispatchEnv {
+            committed_secrets: &$run.committed_secrets,
+            registry: &$run.registry,
+            policy: &$run.policy,
+            policy_files: &$run.policy_files,
+            gate: &$run.gate,
+            sandboxing: &$run.sandboxing,
+            emitter: &$run.emitter,
+            worktree: $run.worktree_path.clone(),
+            cancel: &$run.cancel,
+            env_remove: $run.env_remove.clone(),
+        }
+    };
+}
+use dispatch_env;
+
 struct TaskRun {
     /// The checks and what their rounds found so far.
     verification: Verification,
@@ -645,18 +666,7 @@ impl TaskRun {
                 if command {
                     self.checkpointer.verify(&self.emitter).await?;
                 }
-                let env = DispatchEnv {
-                    committed_secrets: &self.committed_secrets,
-                    registry: &self.registry,
-                    policy: &self.policy,
-                    policy_files: &self.policy_files,
-                    gate: &self.gate,
-                    sandboxing: &self.sandboxing,
-                    emitter: &self.emitter,
-                    worktree: self.worktree_path.clone(),
-                    cancel: &self.cancel,
-                    env_remove: self.env_remove.clone(),
-                };
+                let env = dispatch_env!(self);
                 let mut done = dispatch(call, recovered, &env).await?;
                 if let ChatMessage::Tool { content, .. } = &mut done.message {
                     self.note_redacted(self.redaction.text(content))?;

@@ -27,12 +27,14 @@
 //! ```
 
 mod capture;
+mod decode;
 mod group;
 mod run;
 pub mod sandbox;
 
 pub use bosun_protocol::OutputStream;
 pub use capture::Capture;
+pub use decode::StreamDecoder;
 pub use run::run_command;
 pub use sandbox::proxy::{
     ConnectionReport, ConnectionRequest, Decider, Proxy, ProxyConfig, ProxyError, Reporter, Verdict,

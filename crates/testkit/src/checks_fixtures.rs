@@ -2,9 +2,9 @@
 //! unittest, a tiny Rust crate, a Node module tested with `node:test`. Each is committed on
 //! branch `main` with a fixed author and date.
 
+use crate::fixture::commit_all;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const CALC_PY: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
 const CALC_PY_SUB_BROKEN: &str =
@@ -91,34 +91,4 @@ fn write_all(repo: &Path, files: &[(&str, &str)]) -> io::Result<()> {
         std::fs::write(path, text)?;
     }
     Ok(())
-}
-
-fn commit_all(repo: &Path) -> io::Result<()> {
-    git(repo, &["init", "--quiet"])?;
-    git(repo, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
-    git(repo, &["config", "user.name", "Bosun Test"])?;
-    git(repo, &["config", "user.email", "test@bosun.invalid"])?;
-    git(repo, &["config", "commit.gpgsign", "false"])?;
-    git(repo, &["add", "-A"])?;
-    git(repo, &["commit", "--quiet", "-m", "Initial commit"])
-}
-
-fn git(repo: &Path, args: &[&str]) -> io::Result<()> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(repo)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .output()?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(io::Error::other(format!(
-            "git {} failed in {}: {}",
-            args.join(" "),
-            repo.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )))
-    }
 }

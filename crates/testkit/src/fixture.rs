@@ -19,14 +19,20 @@ pub fn fixture_repo(dir: &Path) -> io::Result<PathBuf> {
     std::fs::write(repo.join("src/main.rs"), MAIN_RS)?;
     std::fs::write(repo.join("src/lib.rs"), LIB_RS)?;
     std::fs::write(repo.join(".gitignore"), GITIGNORE)?;
-    git(&repo, &["init", "--quiet"])?;
-    git(&repo, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
-    git(&repo, &["config", "user.name", "Bosun Test"])?;
-    git(&repo, &["config", "user.email", "test@bosun.invalid"])?;
-    git(&repo, &["config", "commit.gpgsign", "false"])?;
-    git(&repo, &["add", "-A"])?;
-    git(&repo, &["commit", "--quiet", "-m", "Initial commit"])?;
+    commit_all(&repo)?;
     Ok(repo)
+}
+
+/// Makes `repo` a git repository on branch `main` with everything in it in one commit, by a
+/// fixed author at a fixed date.
+pub(crate) fn commit_all(repo: &Path) -> io::Result<()> {
+    git(repo, &["init", "--quiet"])?;
+    git(repo, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
+    git(repo, &["config", "user.name", "Bosun Test"])?;
+    git(repo, &["config", "user.email", "test@bosun.invalid"])?;
+    git(repo, &["config", "commit.gpgsign", "false"])?;
+    git(repo, &["add", "-A"])?;
+    git(repo, &["commit", "--quiet", "-m", "Initial commit"])
 }
 
 fn git(repo: &Path, args: &[&str]) -> io::Result<()> {

@@ -3,11 +3,12 @@
 
 use crate::text::human_size;
 use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, Touched, parse_args, spec};
-use bosun_exec::{CommandOutcome, CommandSpec, ExecError, OutputStream, run_command};
+use bosun_exec::{
+    CommandOutcome, CommandSpec, ExecError, OutputStream, StreamDecoder, run_command,
+};
 use bosun_protocol::{ToolAction, ToolCallStatus, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Output the model sees: this much of the start and of the end.
@@ -179,81 +180,4 @@ fn summarize(outcome: &CommandOutcome, timeout: Duration, max: Duration) -> Tool
 
 fn bytecount_lines(bytes: &[u8]) -> usize {
     bytes.iter().filter(|b| **b == b'\n').count()
-}
-
-/// Decodes streamed bytes to text per stream, holding back a character split across chunks.
-#[derive(Default)]
-struct StreamDecoder {
-    pending: Mutex<[Vec<u8>; 2]>,
-}
-
-impl StreamDecoder {
-    fn decode(&self, stream: OutputStream, bytes: &[u8]) -> String {
-        let Ok(mut pending) = self.pending.lock() else {
-            return String::from_utf8_lossy(bytes).into_owned();
-        };
-        let buf = &mut pending[stream_index(stream)];
-        buf.extend_from_slice(bytes);
-        let cut = complete_prefix_len(buf);
-        let rest = buf.split_off(cut);
-        let text = String::from_utf8_lossy(buf).into_owned();
-        *buf = rest;
-        text
-    }
-
-    fn flush(&self, stream: OutputStream) -> String {
-        match self.pending.lock() {
-            Ok(mut pending) => {
-                let buf = std::mem::take(&mut pending[stream_index(stream)]);
-                String::from_utf8_lossy(&buf).into_owned()
-            }
-            Err(_) => String::new(),
-        }
-    }
-}
-
-fn stream_index(stream: OutputStream) -> usize {
-    match stream {
-        OutputStream::Stdout => 0,
-        OutputStream::Stderr => 1,
-    }
-}
-
-/// The length of `bytes` without a trailing, incomplete UTF-8 sequence.
-fn complete_prefix_len(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    for back in 1..=len.min(3) {
-        let b = bytes[len - back];
-        if b < 0x80 {
-            return len; // ASCII: nothing pending
-        }
-        if b >= 0xC0 {
-            let needed = if b >= 0xF0 {
-                4
-            } else if b >= 0xE0 {
-                3
-            } else {
-                2
-            };
-            return if needed > back { len - back } else { len };
-        }
-    }
-    len
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_character_split_across_chunks_is_not_mangled() {
-        let decoder = StreamDecoder::default();
-        let bytes = "héllo €".as_bytes();
-        let mut text = String::new();
-        for b in bytes {
-            text.push_str(&decoder.decode(OutputStream::Stdout, &[*b]));
-        }
-        text.push_str(&decoder.flush(OutputStream::Stdout));
-        assert_eq!(text, "héllo €");
-    }
 }

@@ -19,7 +19,6 @@
 mod agents;
 mod cache;
 mod classify;
-mod decode;
 mod digest;
 mod discover;
 mod files;

@@ -1,8 +1,8 @@
 //! One check, run through `bosun-exec`: killed with its whole process group at its timeout,
 //! its streamed output and its log capped, digested and classified.
 
-use crate::decode::StreamDecoder;
 use crate::{Class, Digest, classify, digest, runner};
+use bosun_exec::StreamDecoder;
 use bosun_exec::{CommandSpec, ExecError, OutputStream, SandboxPolicy, run_command};
 use bosun_protocol::CheckStatus;
 use std::path::PathBuf;

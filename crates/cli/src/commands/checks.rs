@@ -259,17 +259,7 @@ fn print_check(out: &mut dyn Write, c: &CheckFinished) -> std::io::Result<()> {
         c.summary
     )?;
     for f in c.failures.iter().take(20) {
-        let at = match (&f.path, f.line) {
-            (Some(p), Some(l)) => format!("{p}:{l}: "),
-            (Some(p), None) => format!("{p}: "),
-            _ => String::new(),
-        };
-        let before = if f.before_task {
-            " (failing before this task)"
-        } else {
-            ""
-        };
-        writeln!(out, "      {at}{}{before}", f.message)?;
+        writeln!(out, "      {}", crate::render::failure_line(f))?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 
 use crate::dispatch::DispatchEnv;
 use crate::egress::CallProxy;
-use crate::redaction::TextStream;
+use crate::emitter::StreamedOutput;
 use crate::sandboxing::Sandboxing;
 use crate::{CoreError, Emitter};
 use bosun_policy::{BUILTIN_SOURCE, Decision, Policy};
@@ -285,7 +285,14 @@ impl CheckContext<'_> {
             sandbox_exe,
             root_for_paths: dir.to_path_buf(),
         };
-        let output = CheckOutput::new(self.emitter, &check_id);
+        let id = check_id.clone();
+        let output = StreamedOutput::new(self.emitter, move |stream, chunk| {
+            EventMsg::CheckOutputDelta(CheckOutputDelta {
+                check_id: id.clone(),
+                stream,
+                chunk,
+            })
+        });
         let on_output = |stream: OutputStream, chunk: String| output.piece(stream, Some(&chunk));
         let work = bosun_verify::run_check(&run, self.cancel, &on_output);
         let result = match (proxy, self.dispatch) {
@@ -374,44 +381,6 @@ impl CheckContext<'_> {
             finished.only_before_task = all && !finished.failures.is_empty();
         }
         Ok(())
-    }
-}
-
-/// A check's streamed output: stdout and stderr each redacted as one text.
-struct CheckOutput<'a> {
-    emitter: &'a Emitter,
-    check_id: String,
-    stdout: TextStream,
-    stderr: TextStream,
-}
-
-impl<'a> CheckOutput<'a> {
-    fn new(emitter: &'a Emitter, check_id: &str) -> Self {
-        CheckOutput {
-            emitter,
-            check_id: check_id.to_string(),
-            stdout: emitter.text_stream(),
-            stderr: emitter.text_stream(),
-        }
-    }
-
-    fn piece(&self, stream: OutputStream, piece: Option<&str>) {
-        let held = match stream {
-            OutputStream::Stdout => &self.stdout,
-            OutputStream::Stderr => &self.stderr,
-        };
-        self.emitter.emit_piece(held, piece, |chunk| {
-            EventMsg::CheckOutputDelta(CheckOutputDelta {
-                check_id: self.check_id.clone(),
-                stream,
-                chunk,
-            })
-        });
-    }
-
-    fn finish(&self) {
-        self.piece(OutputStream::Stdout, None);
-        self.piece(OutputStream::Stderr, None);
     }
 }
 

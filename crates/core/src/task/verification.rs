@@ -4,6 +4,7 @@
 //! (`checks_failed`). And after an edit, the `when = "edit"` checks on the edited files.
 
 use super::TaskRun;
+use super::dispatch_env;
 use crate::checks::{
     self, CheckContext, CheckPlan, RoundSpec, any_required_ran, blocking, round_failed,
     summary_line, task_slot,
@@ -67,18 +68,7 @@ impl TaskRun {
             .read()
             .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?
             .clone();
-        let env = DispatchEnv {
-            committed_secrets: &self.committed_secrets,
-            registry: &self.registry,
-            policy: &self.policy,
-            policy_files: &self.policy_files,
-            gate: &self.gate,
-            sandboxing: &self.sandboxing,
-            emitter: &self.emitter,
-            worktree: self.worktree_path.clone(),
-            cancel: &self.cancel,
-            env_remove: self.env_remove.clone(),
-        };
+        let env = dispatch_env!(self);
         let ctx = CheckContext {
             home: &self.home,
             repo_root: &self.repo_root,

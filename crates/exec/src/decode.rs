@@ -1,16 +1,17 @@
-//! Streamed bytes to text, per stream, holding back a UTF-8 character split across chunks.
-//! (bosun-tools has the same for `run_command`, private to it; this one is the few lines the
-//! check runner needs.)
+//! Streamed bytes to text, per stream, holding back a UTF-8 character split across chunks (for
+//! `run_command`'s output and a check's).
 
-use bosun_exec::OutputStream;
+use crate::OutputStream;
 use std::sync::Mutex;
 
 #[derive(Default)]
-pub(crate) struct StreamDecoder {
+/// Decodes each stream's bytes as UTF-8 (lossily), never splitting a character.
+pub struct StreamDecoder {
     pending: Mutex<[Vec<u8>; 2]>,
 }
 
 impl StreamDecoder {
+    /// The text of `bytes` after what `stream` held back; an incomplete last character waits.
     pub fn decode(&self, stream: OutputStream, bytes: &[u8]) -> String {
         let Ok(mut pending) = self.pending.lock() else {
             return String::from_utf8_lossy(bytes).into_owned();
@@ -23,6 +24,7 @@ impl StreamDecoder {
         text
     }
 
+    /// What `stream` still holds (at its end).
     pub fn flush(&self, stream: OutputStream) -> String {
         match self.pending.lock() {
             Ok(mut pending) => {
