@@ -97,7 +97,13 @@ impl Transcript {
                 };
                 writeln!(out, "{}", self.paint("1;36", &what))?;
             }
-            EventMsg::UserMessage(m) => writeln!(out, "{} {}", self.paint("1", "you:"), m.text)?,
+            EventMsg::UserMessage(m) => {
+                let who = match m.origin.as_deref() {
+                    Some("checks") => "checks → model:",
+                    _ => "you:",
+                };
+                writeln!(out, "{} {}", self.paint("1", who), m.text)?
+            }
             EventMsg::ToolCallBegin(c) => {
                 let args = bosun_core::summarize_args(&c.args);
                 let recovered = if c.recovered {
@@ -209,8 +215,12 @@ impl Transcript {
                     CheckStatus::Denied => ("⊘", "33"),
                     CheckStatus::Error => ("!", "33"),
                 };
+                let scope = match c.scope {
+                    CheckScope::Full => String::new(),
+                    other => format!(" ({})", check_scope(other)),
+                };
                 let mut line = format!(
-                    "{mark} check {} {} · {:.1}s",
+                    "{mark} check {}{scope} {} · {:.1}s",
                     c.name,
                     c.status.as_str(),
                     c.duration_ms as f64 / 1000.0

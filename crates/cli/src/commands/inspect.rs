@@ -62,8 +62,8 @@ pub fn tasks(json: bool, statuses: &[String]) -> anyhow::Result<ExitCode> {
     }
     writeln!(
         out,
-        "{:<26}  {:<15}  {:>10}  {:<20}  {:<16}  PROMPT",
-        "TASK", "STATUS", "COST", "STARTED", "REPO"
+        "{:<26}  {:<15}  {:<6}  {:>10}  {:<20}  {:<16}  PROMPT",
+        "TASK", "STATUS", "CHECKS", "COST", "STARTED", "REPO"
     )?;
     for t in &tasks {
         let repo = std::path::Path::new(&t.repo)
@@ -72,9 +72,10 @@ pub fn tasks(json: bool, statuses: &[String]) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| t.repo.clone());
         writeln!(
             out,
-            "{:<26}  {:<15}  {:>10}  {:<20}  {:<16}  {}",
+            "{:<26}  {:<15}  {:<6}  {:>10}  {:<20}  {:<16}  {}",
             t.id,
             t.status.as_str(),
+            t.checks.as_deref().unwrap_or("-"),
             cost_text(t),
             t.created_at
                 .get(..19)

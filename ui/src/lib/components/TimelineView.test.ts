@@ -56,6 +56,20 @@ describe("the timeline", () => {
     expect(view.querySelector('[data-kind="finished"] [data-status="completed"]')).not.toBeNull();
   });
 
+  it("shows the failures Bosun sent the agent as folded checks feedback, not as the user", () => {
+    const view = render([
+      ev(1, { type: "user_message", text: "Fix add" }),
+      ev(2, { type: "user_message", text: "Bosun ran the project's checks … test_add failed", origin: "checks" }),
+    ]);
+    const roles = [...view.querySelectorAll("[data-role]")].map((m) => m.getAttribute("data-role"));
+    expect(roles).toEqual(["user", "checks"]);
+    const feedback = view.querySelector<HTMLDetailsElement>('[data-testid="checks-feedback"]');
+    expect(feedback?.open).toBe(false);
+    expect(feedback?.querySelector("summary")?.textContent).toContain("failing checks");
+    expect(feedback?.textContent).toContain("test_add failed");
+    expect(view.querySelector('[data-role="checks"] .who')?.textContent).toBe("Checks");
+  });
+
   it("folds older successful tool calls and keeps the latest and failed ones open", () => {
     const events = [];
     let seq = 1;

@@ -17,7 +17,8 @@ interface Entry {
 }
 
 export type TimelineItem =
-  | (Entry & { kind: "user"; text: string })
+  /** `origin: "checks"`: Bosun sent the failures of a round of checks to the agent. */
+  | (Entry & { kind: "user"; text: string; origin?: string })
   | (Entry & { kind: "assistant"; text: string; streaming: boolean })
   | (Entry & {
       kind: "tool";
@@ -205,7 +206,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         break;
       }
       case "user_message":
-        next.items.push({ ...base, kind: "user", text: ev.text });
+        next.items.push({ ...base, kind: "user", text: ev.text, ...(ev.origin ? { origin: ev.origin } : {}) });
         break;
       case "assistant_delta": {
         const last = next.items[next.items.length - 1];
