@@ -408,6 +408,11 @@ fn a_denied_check_is_reported_and_never_run() {
     let run = env.run(&server, "touch calc", &["--check", &check]);
     // Every required check denied: judged as having no checks.
     assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    assert!(
+        run.finished().1.contains("no required check could run"),
+        "{:?}",
+        run.finished()
+    );
     let ends = check_ends(&run);
     assert_eq!(ends.len(), 1);
     assert_eq!(ends[0].status, CheckStatus::Denied);

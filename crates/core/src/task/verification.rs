@@ -132,7 +132,17 @@ impl TaskRun {
         let results = &self.verification.last;
         // Every required check broken or denied: judged as having no checks.
         if !any_required_ran(results) {
-            return Ok(completed(answer.to_string()));
+            let why: Vec<String> = results
+                .iter()
+                .filter(|c| c.required)
+                .map(|c| format!("{} ({}: {})", c.name, c.status.as_str(), c.summary))
+                .collect();
+            let line = format!("no required check could run: {}", why.join("; "));
+            return Ok(completed(if answer.is_empty() {
+                line
+            } else {
+                format!("{answer}\n\n{line}")
+            }));
         }
         if !blocking(results) {
             let line = summary_line(results);
