@@ -359,9 +359,11 @@ fn a_hanging_check_is_killed_at_its_timeout_with_its_children() {
     let env = python_env();
     std::fs::create_dir_all(env.repo.join(".bosun")).unwrap();
     let marker = env.dir.path().join("still-running");
+    // A sleep no other test runs, so finding it afterwards means this one was left.
+    let sleeper = format!("sleep 313.{}", std::process::id());
     std::fs::write(
         env.repo.join(".bosun/config.toml"),
-        "[[checks]]\nname = \"hang\"\ncommand = \"sleep 300 & sleep 300\"\ntimeout_secs = 2\n",
+        format!("[[checks]]\nname = \"hang\"\ncommand = \"{sleeper} & {sleeper}\"\ntimeout_secs = 2\n"),
     )
     .unwrap();
     let server = MockModelServer::start_blocking(vec![
@@ -376,9 +378,9 @@ fn a_hanging_check_is_killed_at_its_timeout_with_its_children() {
     let ends = check_ends(&run);
     assert_eq!(ends[0].status, CheckStatus::TimedOut, "{ends:#?}");
     assert!(ends[0].summary.contains("timed out after 2 s"), "{ends:#?}");
-    // No `sleep 300` of the check is left.
+    // Nothing the check started is left.
     let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 300"])
+        .args(["-f", &sleeper])
         .output()
         .unwrap();
     assert!(

@@ -132,7 +132,8 @@ impl CheckContext<'_> {
                 }
             };
             round.tails.insert(finished.check_id.clone(), tail);
-            if finished.status.is_failure() && spec.scope != CheckScope::Edit {
+            // A timeout names no failure to look for on the base: it is not run there.
+            if finished.status == CheckStatus::Failed && spec.scope != CheckScope::Edit {
                 self.compare_with_base(check, &mut finished, spec.round)
                     .await?;
             }
