@@ -5,8 +5,8 @@ use bosun_store::{Store, now_rfc3339};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
-/// The one place a task's events come from: it numbers them, appends each to the journal, and
-/// only then delivers it to the frontend. If the journal fails, the event is not delivered and
+/// The one place a task's events come from: it appends each to the journal (which gives it the
+/// task's next seq under its write lock) and only then delivers it to the frontend. If the journal fails, the event is not delivered and
 /// the failure is kept so the loop stops at its next step.
 pub struct Emitter {
     task_id: TaskId,
@@ -14,9 +14,6 @@ pub struct Emitter {
     state: Mutex<EmitterState>,
     sink: mpsc::UnboundedSender<Event>,
     redaction: Option<Arc<Redaction>>,
-    /// Take the journal's next seq for each event instead of numbering them (see
-    /// [`Emitter::appending`]).
-    assign_seq: bool,
 }
 
 struct EmitterState {
@@ -40,18 +37,14 @@ impl Emitter {
             }),
             sink,
             redaction: None,
-            assign_seq: false,
         }
     }
 
-    /// An emitter for a task whose stream it does not own (a finished task's re-run checks,
-    /// the merge gate): each event takes the journal's next seq, so the review's own events
-    /// written meanwhile never collide with it.
+    /// An emitter for a task whose stream no frontend follows through it (a finished task's
+    /// re-run checks, the merge gate): the events go to the journal only.
     pub fn appending(task_id: TaskId, store: Arc<Store>) -> Self {
         let (sink, _) = mpsc::unbounded_channel();
-        let mut emitter = Emitter::new(task_id, store, 0, sink);
-        emitter.assign_seq = true;
-        emitter
+        Emitter::new(task_id, store, 0, sink)
     }
 
     /// Redacts every event before it is journaled, and follows one that had secrets with a
@@ -146,25 +139,15 @@ impl Emitter {
                 "the journal failed earlier: {failure}"
             )));
         }
-        if self.assign_seq {
-            let event = self
-                .store
-                .append_next(&self.task_id, now_rfc3339(), msg)
-                .map_err(CoreError::Store)?;
-            state.seq = event.seq;
-            let _ = self.sink.send(event.clone());
-            return Ok(event);
-        }
-        let event = Event {
-            seq: state.seq + 1,
-            task_id: self.task_id.clone(),
-            ts: now_rfc3339(),
-            msg,
+        // The seq is taken under the journal's write lock: a finished task's re-run checks or
+        // its review may write to the same task while a follow-up starts.
+        let event = match self.store.append_next(&self.task_id, now_rfc3339(), msg) {
+            Ok(e) => e,
+            Err(e) => {
+                state.failure = Some(e.to_string());
+                return Err(CoreError::Store(e));
+            }
         };
-        if let Err(e) = self.store.append_event(&event) {
-            state.failure = Some(e.to_string());
-            return Err(CoreError::Store(e));
-        }
         state.seq = event.seq;
         // A frontend that went away does not stop the task: the journal has the event.
         let _ = self.sink.send(event.clone());

@@ -100,12 +100,15 @@ impl Sandboxing {
                 let mut sandbox = Sandboxing::On {
                     worktree: dir.to_path_buf(),
                     temp_dir: temp_dir.join("checks"),
-                    // Bosun's own files stay hidden; what was found in the worktree is found
-                    // again in `dir`.
+                    // Bosun's own files stay hidden, and so does the task's worktree (a check
+                    // has its copy of the tree in `dir`; the worktree's read-denied files must
+                    // not be reachable through their original paths); what the policy denies is
+                    // found again in `dir`.
                     extra_read_deny: extra_read_deny
                         .iter()
                         .filter(|p| !p.starts_with(worktree))
                         .cloned()
+                        .chain(std::iter::once(worktree.clone()))
                         .collect(),
                     exe: exe.clone(),
                     user_home: user_home.clone(),

@@ -27,11 +27,14 @@ use std::path::{Path, PathBuf};
 /// Makes the check directory `slot` of `repo_root` hold exactly `tree_or_commit` (a tree or a
 /// commit id of the user's repository, where checkpoints and accepted trees live) and returns
 /// its path.
+/// With `fresh`, the directory is made anew (nothing left by an earlier run stays, ignored files
+/// included).
 pub fn sync_check_dir(
     home: &Path,
     repo_root: &Path,
     slot: &str,
     tree_or_commit: &str,
+    fresh_copy: bool,
 ) -> Result<PathBuf> {
     validate_slot(slot)?;
     let user = open_user_repo(repo_root)?;
@@ -43,7 +46,9 @@ pub fn sync_check_dir(
     let held_path = dir.join("held");
     std::fs::create_dir_all(&dir).io_ctx("create directory", &dir)?;
     let held = read_trimmed(&held_path).and_then(|s| Oid::from_str(&s).ok());
-    let from = held.and_then(|h| user.find_tree(h).ok());
+    let from = held
+        .filter(|_| !fresh_copy)
+        .and_then(|h| user.find_tree(h).ok());
     match (from, files.is_dir(), Index::open(&index_path)) {
         (Some(from), true, Ok(mut index)) => {
             // Forget which tree it holds until it holds the new one: a crash in between makes
@@ -105,6 +110,59 @@ pub fn user_git_dir(repo_root: &Path) -> Result<PathBuf> {
 pub fn latest_checkpoint_commit(repo_root: &Path, task_id: &str) -> Result<Option<String>> {
     let user = open_user_repo(repo_root)?;
     Ok(crate::task::latest_checkpoint(&user, task_id)?.map(|(_, c)| c.to_string()))
+}
+
+/// Holds a check directory for one run of checks; dropping it lets the next run in.
+pub struct CheckDirLock {
+    _file: std::fs::File,
+}
+
+/// Waits until no other run (of this or another Bosun process) uses the check directory
+/// `slot`, and holds it.
+pub fn lock_check_dir(home: &Path, repo_root: &Path, slot: &str) -> Result<CheckDirLock> {
+    validate_slot(slot)?;
+    let dir = slot_dir(&Layout::new(home, repo_root), slot);
+    std::fs::create_dir_all(&dir).io_ctx("create directory", &dir)?;
+    let path = dir.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .io_ctx("open", &path)?;
+    file.lock().io_ctx("lock", &path)?;
+    Ok(CheckDirLock { _file: file })
+}
+
+/// Removes the check directories of `repo_root` whose name starts with `prefix` beyond the
+/// `keep` used most recently (the base commits' directories, each with its build outputs).
+pub fn evict_check_dirs(home: &Path, repo_root: &Path, prefix: &str, keep: usize) -> Result<()> {
+    let root = Layout::new(home, repo_root).state_dir().join("checks");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Ok(());
+    };
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .filter_map(|e| {
+            let held = e.path().join("held");
+            let used = std::fs::metadata(&held).and_then(|m| m.modified()).ok()?;
+            Some((used, e.path()))
+        })
+        .collect();
+    dirs.sort();
+    dirs.reverse();
+    for (_, dir) in dirs.into_iter().skip(keep) {
+        // One in use is locked: leave it for next time.
+        let Ok(file) = std::fs::File::open(dir.join("lock")) else {
+            remove_any(&dir)?;
+            continue;
+        };
+        if file.try_lock().is_ok() {
+            remove_any(&dir)?;
+        }
+    }
+    Ok(())
 }
 
 fn fresh(layout: &Layout, user: &Repository, dir: &Path, target: Oid) -> Result<PathBuf> {
@@ -224,7 +282,7 @@ mod tests {
         let second = git(&repo, &["rev-parse", "HEAD"]);
         let home = tmp.path().join("home");
 
-        let dir = sync_check_dir(&home, &repo, "t1", &first).unwrap();
+        let dir = sync_check_dir(&home, &repo, "t1", &first, false).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "one\n");
         // A check changes a tracked file, makes a stray file and a build output.
         std::fs::write(dir.join("b.txt"), "changed by a check\n").unwrap();
@@ -232,7 +290,7 @@ mod tests {
         std::fs::create_dir_all(dir.join("target")).unwrap();
         std::fs::write(dir.join("target/out"), "built").unwrap();
 
-        let again = sync_check_dir(&home, &repo, "t1", &first).unwrap();
+        let again = sync_check_dir(&home, &repo, "t1", &first, false).unwrap();
         assert_eq!(again, dir);
         assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "bee\n");
         assert!(!dir.join("stray.pyc").exists(), "what a check made is gone");
@@ -241,14 +299,19 @@ mod tests {
             "ignored build outputs stay"
         );
 
-        sync_check_dir(&home, &repo, "t1", &second).unwrap();
+        sync_check_dir(&home, &repo, "t1", &second, false).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "two\n");
         assert!(!dir.join("b.txt").exists());
         // The user's checkout is untouched.
         assert_eq!(git(&repo, &["status", "--porcelain"]), "");
 
-        assert!(sync_check_dir(&home, &repo, "../x", &first).is_err());
-        assert!(sync_check_dir(&home, &repo, "t1", "not-an-id").is_err());
+        // A fresh copy keeps nothing an earlier run left, ignored outputs included.
+        sync_check_dir(&home, &repo, "t1", &second, true).unwrap();
+        assert!(!dir.join("target/out").exists());
+        assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "two\n");
+
+        assert!(sync_check_dir(&home, &repo, "../x", &first, false).is_err());
+        assert!(sync_check_dir(&home, &repo, "t1", "not-an-id", false).is_err());
         remove_check_dir(&home, &repo, "t1").unwrap();
         assert!(!dir.exists());
     }

@@ -34,8 +34,8 @@ mod task;
 mod tree_edit;
 
 pub use check_dir::{
-    check_dir_path, latest_checkpoint_commit, remove_check_dir, sync_check_dir, tree_id,
-    user_git_dir,
+    CheckDirLock, check_dir_path, evict_check_dirs, latest_checkpoint_commit, lock_check_dir,
+    remove_check_dir, sync_check_dir, tree_id, user_git_dir,
 };
 pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;

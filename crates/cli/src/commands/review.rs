@@ -279,6 +279,11 @@ pub fn merge(
         override_checks,
     };
     let o = crate::commands::run::runtime()?.block_on(r.merge_gated(&req))?;
+    if req.override_checks.is_some() && !r.merge_overrode()? {
+        println!(
+            "no required check failed, so --override-checks was not needed (nothing was overridden)"
+        );
+    }
     println!(
         "merged {} hunk{} in {} file{} into {}{} as {} commit{}: {}",
         o.hunks,

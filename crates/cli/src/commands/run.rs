@@ -36,7 +36,7 @@ pub struct RunArgs {
     #[arg(long)]
     no_checks: bool,
     /// Failed rounds of checks before the task ends checks_failed (default 3)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "no_checks")]
     max_check_rounds: Option<u32>,
     #[command(flatten)]
     session: SessionArgs,

@@ -363,7 +363,9 @@ fn a_hanging_check_is_killed_at_its_timeout_with_its_children() {
     let sleeper = format!("sleep 313.{}", std::process::id());
     std::fs::write(
         env.repo.join(".bosun/config.toml"),
-        format!("[[checks]]\nname = \"hang\"\ncommand = \"{sleeper} & {sleeper}\"\ntimeout_secs = 2\n"),
+        format!(
+            "[[checks]]\nname = \"hang\"\ncommand = \"{sleeper} & {sleeper}\"\ntimeout_secs = 2\n"
+        ),
     )
     .unwrap();
     let server = MockModelServer::start_blocking(vec![
@@ -700,4 +702,31 @@ fn bosun_checks_run_runs_a_finished_tasks_checks_again() {
     std::fs::write(run.worktree().join("calc.py"), "def add(:\n").unwrap();
     let report = env.json(&["checks", &task, "--run", "--json"]);
     assert_eq!(report["checks"][0]["status"], "passed", "{report}");
+}
+
+#[test]
+fn a_task_cannot_pass_off_its_failing_tests_as_a_missing_tool() {
+    // The agent's code makes the test run exit 127, the code a shell gives a missing command.
+    let env = python_env();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call("call_1", "write_file", json!({"path": "calc.py", "content": BROKEN_ADD})),
+            call(
+                "call_2",
+                "write_file",
+                json!({"path": "tests/__init__.py", "content": "import atexit, os\natexit.register(lambda: os._exit(127))\n"}),
+            ),
+        ]),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "implement add", &["--max-check-rounds", "1"]);
+    assert_eq!(run.code(), Some(5), "stderr: {}", run.stderr());
+    let last = finished_checks(&run);
+    let test = last.iter().find(|c| c.scope != CheckScope::Base).unwrap();
+    assert_eq!(test.status, CheckStatus::Failed, "{last:#?}");
+    assert!(
+        test.summary.contains("runs on the task's base commit"),
+        "{last:#?}"
+    );
 }

@@ -157,15 +157,18 @@ pub fn plan(
 }
 
 /// `--max-check-rounds`, else yours per repository, else the project's (only lower than your
-/// global value: a repository can tighten, never loosen), else your global value, else 3.
+/// global value, or than 3 when you set none: a repository can tighten, never loosen), else
+/// your global value, else 3.
 pub fn max_rounds(
     config: &BosunConfig,
     repo_root: &Path,
     flag: Option<u32>,
 ) -> Result<u32, CoreError> {
+    // Tighten only: below your global value, or below the default when you set none.
+    let ceiling = config.max_check_rounds.unwrap_or(DEFAULT_MAX_CHECK_ROUNDS);
     let project = project_settings(repo_root)?
         .max_check_rounds
-        .filter(|p| config.max_check_rounds.is_none_or(|g| *p < g));
+        .filter(|p| *p < ceiling);
     let rounds = flag
         .or(mine(config, repo_root).max_check_rounds)
         .or(project)
@@ -332,7 +335,13 @@ mod tests {
         assert_eq!(project_settings(root).unwrap().checks, Some(vec![spec]));
         let global = config("max_check_rounds = 4\n");
         assert_eq!(max_rounds(&global, root, None).unwrap(), 4);
-        assert_eq!(max_rounds(&BosunConfig::default(), root, None).unwrap(), 9);
+        assert_eq!(
+            max_rounds(&BosunConfig::default(), root, None).unwrap(),
+            3,
+            "a project cannot raise the default"
+        );
+        std::fs::write(root.join(".bosun/config.toml"), "max_check_rounds = 2\n").unwrap();
+        assert_eq!(max_rounds(&BosunConfig::default(), root, None).unwrap(), 2);
         assert!(max_rounds(&global, root, Some(0)).is_err());
     }
 

@@ -60,6 +60,9 @@ pub(crate) fn merge_slot(task_id: &str) -> String {
     format!("merge-{task_id}")
 }
 
+/// Check directories of base commits kept per repository (each may hold a build).
+const BASE_DIRS_KEPT: usize = 3;
+
 fn base_slot(base_commit: &str) -> String {
     format!("base-{}", &base_commit[..base_commit.len().min(16)])
 }
@@ -82,7 +85,9 @@ pub(crate) struct Round {
 impl CheckContext<'_> {
     /// Runs every check of `spec` and returns their results, in order.
     pub async fn run_round(&self, spec: &RoundSpec<'_>) -> Result<Round, CoreError> {
-        let mut dir: Option<PathBuf> = None;
+        // One run at a time in a check directory (two re-runs of a task, two tasks failing on
+        // the same base): the lock is held for the round.
+        let mut dir: Option<(PathBuf, bosun_workspace::CheckDirLock)> = None;
         let mut round = Round::default();
         for check in spec.checks {
             if self.cancel.is_cancelled() {
@@ -99,47 +104,49 @@ impl CheckContext<'_> {
                 continue;
             }
             let dir = match &dir {
-                Some(d) => d.clone(),
+                Some((d, _)) => d.clone(),
                 None => {
-                    let d = self.sync(&spec.slot, spec.tree).await?;
-                    dir = Some(d.clone());
+                    let (d, lock) = self.sync(&spec.slot, spec.tree, spec.scope).await?;
+                    dir = Some((d.clone(), lock));
                     d
                 }
             };
-            let mut finished: Option<(CheckFinished, String)> = None;
+            let mut ran: Option<Ran> = None;
             if spec.scope == CheckScope::Full
                 && !spec.changed.is_empty()
                 && let Some(runner) = bosun_verify::runner(&command)
                 && let Some(related) =
                     bosun_verify::related_command(check, runner, spec.changed, &dir)
                 && related != command
+                && self.refusal(&related).is_none()
             {
                 let r = self
                     .execute(check, &related, CheckScope::Related, spec.round, &dir)
                     .await?;
-                // The related tests failing is the answer; passing, the full command runs.
-                if r.0.status == CheckStatus::Passed {
-                    self.emitter.emit(EventMsg::CheckFinished(r.0))?;
+                // The related tests failing is the answer; passing (or not running), the full
+                // command runs.
+                if r.finished.status.is_failure() {
+                    ran = Some(r);
                 } else {
-                    finished = Some(r);
+                    self.emitter.emit(EventMsg::CheckFinished(r.finished))?;
                 }
             }
-            let (mut finished, tail) = match finished {
-                Some(f) => f,
+            let mut ran = match ran {
+                Some(r) => r,
                 None => {
                     self.execute(check, &command, spec.scope, spec.round, &dir)
                         .await?
                 }
             };
-            round.tails.insert(finished.check_id.clone(), tail);
-            // A timeout names no failure to look for on the base: it is not run there.
-            if finished.status == CheckStatus::Failed && spec.scope != CheckScope::Edit {
-                self.compare_with_base(check, &mut finished, spec.round)
-                    .await?;
+            if spec.scope != CheckScope::Edit
+                && (ran.finished.status == CheckStatus::Failed || ran.missing_tool)
+            {
+                self.compare_with_base(check, &mut ran, spec.round).await;
             }
+            round.tails.insert(ran.finished.check_id.clone(), ran.tail);
             self.emitter
-                .emit(EventMsg::CheckFinished(finished.clone()))?;
-            round.results.push(finished);
+                .emit(EventMsg::CheckFinished(ran.finished.clone()))?;
+            round.results.push(ran.finished);
         }
         Ok(round)
     }
@@ -197,15 +204,26 @@ impl CheckContext<'_> {
         Ok(finished)
     }
 
-    async fn sync(&self, slot: &str, tree: &str) -> Result<PathBuf, CoreError> {
+    /// Locks the check directory `slot` and makes it hold `tree`. The merge gate's is made
+    /// afresh (nothing an earlier tree's run left, ignored files included, may decide what the
+    /// merge is judged by); the others keep ignored build outputs for incremental builds.
+    async fn sync(
+        &self,
+        slot: &str,
+        tree: &str,
+        scope: CheckScope,
+    ) -> Result<(PathBuf, bosun_workspace::CheckDirLock), CoreError> {
         let (home, repo, slot, tree) = (
             self.home.to_path_buf(),
             self.repo_root.to_path_buf(),
             slot.to_string(),
             tree.to_string(),
         );
+        let fresh = scope == CheckScope::Accepted;
         Ok(tokio::task::spawn_blocking(move || {
-            bosun_workspace::sync_check_dir(&home, &repo, &slot, &tree)
+            let lock = bosun_workspace::lock_check_dir(&home, &repo, &slot)?;
+            let dir = bosun_workspace::sync_check_dir(&home, &repo, &slot, &tree, fresh)?;
+            Ok::<_, bosun_workspace::WorkspaceError>((dir, lock))
         })
         .await
         .map_err(|e| CoreError::Internal(format!("check directory thread failed: {e}")))??)
@@ -220,7 +238,7 @@ impl CheckContext<'_> {
         scope: CheckScope,
         round: u32,
         dir: &Path,
-    ) -> Result<(CheckFinished, String), CoreError> {
+    ) -> Result<Ran, CoreError> {
         let check_id = new_check_id();
         self.emitter.emit(EventMsg::CheckStarted(CheckStarted {
             check_id: check_id.clone(),
@@ -229,22 +247,22 @@ impl CheckContext<'_> {
             round,
             scope,
         }))?;
-        let broken = |summary: String| {
-            (
-                CheckFinished {
-                    check_id: check_id.clone(),
-                    name: check.name.clone(),
-                    status: CheckStatus::Error,
-                    exit_code: None,
-                    duration_ms: 0,
-                    summary,
-                    failures: Vec::new(),
-                    required: check.required,
-                    scope,
-                    only_before_task: false,
-                },
-                String::new(),
-            )
+        let broken = |summary: String| Ran {
+            finished: CheckFinished {
+                check_id: check_id.clone(),
+                name: check.name.clone(),
+                status: CheckStatus::Error,
+                exit_code: None,
+                duration_ms: 0,
+                summary,
+                failures: Vec::new(),
+                required: check.required,
+                scope,
+                only_before_task: false,
+            },
+            tail: String::new(),
+            missing_tool: false,
+            complete: false,
         };
         if let Some(reason) = self.sandboxing.unavailable() {
             return Ok(broken(format!(
@@ -327,8 +345,13 @@ impl CheckContext<'_> {
                 check.timeout_secs
             );
         }
-        Ok((
-            CheckFinished {
+        let complete = result.digest.failures.len() < bosun_verify::MAX_FAILURES
+            && result.total_bytes
+                <= (bosun_verify::LOG_HEAD_BYTES + bosun_verify::LOG_TAIL_BYTES) as u64;
+        Ok(Ran {
+            missing_tool: matches!(result.class, Class::MissingTool(_)),
+            complete,
+            finished: CheckFinished {
                 check_id,
                 name: check.name.clone(),
                 status: result.status,
@@ -340,49 +363,128 @@ impl CheckContext<'_> {
                 scope,
                 only_before_task: false,
             },
-            result.digest.tail,
-        ))
+            tail: result.digest.tail,
+        })
     }
 
-    /// Marks the failures the base commit has too (running the check there once per base
-    /// commit and command, across tasks).
-    async fn compare_with_base(
-        &self,
-        check: &CheckSpec,
-        finished: &mut CheckFinished,
-        round: u32,
-    ) -> Result<(), CoreError> {
+    /// Compares a failed check with the same command on the base commit (run there once per
+    /// base commit, command, timeout and network grant, across tasks): marks the failures the
+    /// base has too, and tells a broken check (its tool missing on the base as well) from a
+    /// tree the task broke so that the tool no longer runs. When the base cannot be checked,
+    /// nothing is marked.
+    async fn compare_with_base(&self, check: &CheckSpec, ran: &mut Ran, round: u32) {
+        // When the base cannot be checked, a missing tool stays a broken check.
+        let Some(base) = self.base_result(check, round).await else {
+            return;
+        };
+        let finished = &mut ran.finished;
+        if ran.missing_tool {
+            if base.status != CheckStatus::Error {
+                // The tool runs on the base: it is this task's tree that does not run.
+                finished.status = CheckStatus::Failed;
+                finished.summary = format!(
+                    "{} — but the same check runs on the task's base commit, so the task's changes broke it",
+                    finished.summary
+                );
+            }
+            return;
+        }
+        // "Failing before this task" only when like is compared with like: both failed with
+        // the same exit code, and every failure of the task was read (none cut off).
+        if base.status == CheckStatus::Failed
+            && finished.status == CheckStatus::Failed
+            && base.exit_code == finished.exit_code
+        {
+            let all = bosun_verify::mark_before_task(&mut finished.failures, &base);
+            finished.only_before_task = all && ran.complete && !finished.failures.is_empty();
+        }
+    }
+
+    /// The base commit's result of `check`, from the cache or run now.
+    async fn base_result(&self, check: &CheckSpec, round: u32) -> Option<BaseResult> {
         let cache = BaseCache::new(self.home.join("cache").join("check-base"));
-        let base = match cache.get(self.base_commit, &check.command) {
-            Some(b) => b,
-            None => {
-                let dir = self
-                    .sync(&base_slot(self.base_commit), self.base_commit)
-                    .await?;
-                let (ran, _) = self
-                    .execute(check, &check.command, CheckScope::Base, round, &dir)
-                    .await?;
-                self.emitter.emit(EventMsg::CheckFinished(ran.clone()))?;
-                if self.cancel.is_cancelled() || ran.status == CheckStatus::Error {
-                    return Ok(());
-                }
-                let result = BaseResult {
-                    status: ran.status,
-                    failure_keys: ran.failures.iter().map(bosun_verify::failure_key).collect(),
-                    exit_code: ran.exit_code,
-                };
-                if let Err(e) = cache.put(self.base_commit, &check.command, &result) {
-                    tracing::warn!("the base commit's check result could not be cached: {e}");
-                }
-                result
+        let key = format!(
+            "{}\n# timeout {} s, network {}",
+            check.command,
+            check.timeout_secs,
+            self.policy.network_grant(&check.command).is_some() && self.dispatch.is_some()
+        );
+        if let Some(b) = cache.get(self.base_commit, &key) {
+            return Some(b);
+        }
+        let (dir, _lock) = match self
+            .sync(
+                &base_slot(self.base_commit),
+                self.base_commit,
+                CheckScope::Base,
+            )
+            .await
+        {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!("the base commit could not be checked out for its checks: {e}");
+                return None;
             }
         };
-        if base.status.is_failure() {
-            let all = bosun_verify::mark_before_task(&mut finished.failures, &base);
-            finished.only_before_task = all && !finished.failures.is_empty();
+        let ran = match self
+            .execute(check, &check.command, CheckScope::Base, round, &dir)
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!("the check could not run on the base commit: {e}");
+                return None;
+            }
+        };
+        let _ = self
+            .emitter
+            .emit(EventMsg::CheckFinished(ran.finished.clone()));
+        drop(_lock);
+        // A base commit's directory holds its build outputs: keep those of the few most recent.
+        let (home, repo) = (self.home.to_path_buf(), self.repo_root.to_path_buf());
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = bosun_workspace::evict_check_dirs(&home, &repo, "base-", BASE_DIRS_KEPT)
+            {
+                tracing::warn!("old base check directories could not be removed: {e}");
+            }
+        });
+        if self.cancel.is_cancelled() {
+            return None;
         }
-        Ok(())
+        let status = match (ran.finished.status, ran.missing_tool) {
+            (CheckStatus::Error, true) => CheckStatus::Error,
+            // Broken for another reason (the sandbox), or killed at its timeout: not a result
+            // worth keeping.
+            (CheckStatus::Error | CheckStatus::TimedOut | CheckStatus::Denied, _) => return None,
+            (s, _) => s,
+        };
+        let result = BaseResult {
+            status,
+            failure_keys: ran
+                .finished
+                .failures
+                .iter()
+                .map(bosun_verify::failure_key)
+                .collect(),
+            exit_code: ran.finished.exit_code,
+        };
+        if let Err(e) = cache.put(self.base_commit, &key, &result) {
+            tracing::warn!("the base commit's check result could not be cached: {e}");
+        }
+        Some(result)
     }
+}
+
+/// One run of a check's command, before the caller journals its end.
+pub(crate) struct Ran {
+    pub finished: CheckFinished,
+    /// The end of its output.
+    pub tail: String,
+    /// It could not run because its tool is missing (`Class::MissingTool`).
+    pub missing_tool: bool,
+    /// Every failure it printed was read: the digest was not capped and the output was kept
+    /// whole.
+    pub complete: bool,
 }
 
 /// Whether a round's results hold a failure that blocks: a required check failed with a

@@ -10,7 +10,7 @@ use bosun_protocol::{CheckScope, ChecksReport, MergeOutcome, MergeRequest};
 use std::path::{Path, PathBuf};
 
 impl Reviewer {
-    fn gate_report_path(&self) -> PathBuf {
+    pub(crate) fn gate_report_path(&self) -> PathBuf {
         self.home
             .join("cache")
             .join("merge-checks")
@@ -82,7 +82,7 @@ impl Reviewer {
         let row = self.ensure_stopped()?;
         let plan = task_plan(&self.home, &self.store, &row)?;
         if end_checks(&plan).is_empty() {
-            return self.merge_with(req, Vec::new(), None);
+            return self.merge_with(req, Vec::new(), None, None);
         }
         let report = match self.merge_checks()? {
             Some(r) if !r.stale => r,
@@ -100,9 +100,29 @@ impl Reviewer {
                     message: blocked_message(&report, Path::new(&row.repo)),
                 });
             };
-            return self.merge_with(req, report.checks, Some(reason.to_string()));
+            let tree = report.tree.clone();
+            return self.merge_with(req, report.checks, Some(reason.to_string()), Some(&tree));
         }
-        self.merge_with(req, report.checks, None)
+        let tree = report.tree.clone();
+        self.merge_with(req, report.checks, None, Some(&tree))
+    }
+}
+
+impl Reviewer {
+    /// Whether the task's latest merge went ahead over failing checks.
+    pub fn merge_overrode(&self) -> Result<bool, CoreError> {
+        let events = self.store.events_of_kinds(&self.task, &["review"])?;
+        Ok(events
+            .iter()
+            .rev()
+            .find_map(|e| match &e.msg {
+                bosun_protocol::EventMsg::Review(bosun_protocol::ReviewEvent::Merge {
+                    override_checks,
+                    ..
+                }) => Some(override_checks.is_some()),
+                _ => None,
+            })
+            .unwrap_or(false))
     }
 }
 

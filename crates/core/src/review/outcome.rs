@@ -84,16 +84,19 @@ impl Reviewer {
     /// Merges the accepted hunks into `req.into` (default: the branch the task started from).
     /// Merges without the checks gate (see [`Reviewer::merge_gated`], which frontends use).
     pub fn merge(&self, req: &MergeRequest) -> Result<MergeOutcome, CoreError> {
-        self.merge_with(req, Vec::new(), None)
+        self.merge_with(req, Vec::new(), None, None)
     }
 
     /// The merge; `checks` and `overridden` (the reason a blocking failure was overridden) go
     /// into the journal's merge event.
+    /// `checked_tree`: the tree the checks ran on; the merge is refused (`checks_stale`) when the
+    /// accepted hunks no longer make that tree (a verdict came in while the checks ran).
     pub(crate) fn merge_with(
         &self,
         req: &MergeRequest,
         checks: Vec<bosun_protocol::CheckFinished>,
         overridden: Option<String>,
+        checked_tree: Option<&str>,
     ) -> Result<MergeOutcome, CoreError> {
         let row = self.ensure_stopped()?;
         let into = match req.into.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
@@ -126,7 +129,17 @@ impl Reviewer {
             step_messages,
         };
         let ledger = self.ledger()?;
-        let mut outcome = self.history()?.merge(&plan, &ledger.accepted)?;
+        let history = self.history()?;
+        if let Some(checked) = checked_tree {
+            let now = history.accepted_tree(&ledger.accepted)?.tree;
+            if now != checked {
+                return Err(CoreError::Review {
+                    code: "checks_stale",
+                    message: "the accepted hunks changed while the checks ran, so they did not check what would be merged; merge again to check the new selection".into(),
+                });
+            }
+        }
+        let mut outcome = history.merge(&plan, &ledger.accepted)?;
         outcome.worktree = row.worktree.clone();
         outcome.worktree_bytes = if ledger.worktree_removed {
             0
@@ -197,19 +210,7 @@ impl Reviewer {
         let row = self.ensure_stopped()?;
         let wt = self.worktree(&row)?;
         let mut freed = wt.remove()?;
-        // The task's check directories (its own and its merge gate's) go with it.
-        let repo = Path::new(&row.repo);
-        for slot in [
-            crate::checks::run::task_slot(row.id.as_str()),
-            crate::checks::run::merge_slot(row.id.as_str()),
-        ] {
-            let dir = bosun_workspace::check_dir_path(&self.home, repo, &slot);
-            let bytes = dir_bytes(&dir);
-            match bosun_workspace::remove_check_dir(&self.home, repo, &slot) {
-                Ok(()) => freed += bytes,
-                Err(e) => tracing::warn!("the check directory {} stays: {e}", dir.display()),
-            }
-        }
+        freed += self.remove_check_state(&row);
         self.append(EventMsg::Review(ReviewEvent::RemoveWorktree {
             freed_bytes: freed,
         }))?;
@@ -222,12 +223,40 @@ impl Reviewer {
         let row = self.ensure_stopped()?;
         if !self.ledger()?.worktree_removed {
             self.remove_worktree()?;
+        } else {
+            // Checks run after the worktree went (a re-run, the merge gate) left theirs.
+            self.remove_check_state(&row);
         }
         if delete_history {
             bosun_workspace::delete_history(&self.home, Path::new(&row.repo), row.id.as_str())?;
             self.store.delete_task(self.task_id())?;
         }
         Ok(())
+    }
+}
+
+impl Reviewer {
+    /// Removes what the task's checks keep: its check directories (its own and its merge
+    /// gate's), the merge gate's report, its temp directory. Returns the bytes freed.
+    fn remove_check_state(&self, row: &bosun_store::TaskRow) -> u64 {
+        let repo = Path::new(&row.repo);
+        let mut freed = 0;
+        for slot in [
+            crate::checks::run::task_slot(row.id.as_str()),
+            crate::checks::run::merge_slot(row.id.as_str()),
+        ] {
+            let dir = bosun_workspace::check_dir_path(&self.home, repo, &slot);
+            let bytes = dir_bytes(&dir);
+            match bosun_workspace::remove_check_dir(&self.home, repo, &slot) {
+                Ok(()) => freed += bytes,
+                Err(e) => tracing::warn!("the check directory {} stays: {e}", dir.display()),
+            }
+        }
+        let _ = std::fs::remove_file(self.gate_report_path());
+        let tmp = self.home.join("tmp").join(row.id.as_str());
+        freed += dir_bytes(&tmp);
+        let _ = std::fs::remove_dir_all(&tmp);
+        freed
     }
 }
 
