@@ -46,6 +46,10 @@ pub fn guard(path: &str, before: Option<&[u8]>, after: &[u8]) -> Option<String> 
 /// whether `before` parsed is already known. When the file changed in between (a command wrote
 /// it, so `before` is not what was parsed), it falls back to full parses, as [`guard`] does.
 ///
+/// An edit that keeps the file parsing then costs one incremental parse; one that breaks it, an
+/// incremental parse and a full one of `after` (an incremental tree with an error is not trusted
+/// to place the first error where a full parse does), but never a parse of `before`.
+///
 /// Memory is bounded: at most 32 trees (the least recently used is dropped), none for a file over
 /// [`MAX_BYTES`](crate::MAX_BYTES).
 #[derive(Default)]
