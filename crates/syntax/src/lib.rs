@@ -1,13 +1,14 @@
 //! Tree-sitter for Bosun: the one table of languages ([`Language`]), parsing a file to its first
-//! syntax error ([`first_error`]), and the edit guard ([`guard`]) that tells the model when an
-//! edit broke a file that parsed before. Pure: no IO; the repository map will share the table.
+//! syntax error ([`first_error`]), and the edit guard ([`guard`]; [`GuardCache`] parses later
+//! edits of a file incrementally) that tells the model when an edit broke a file that parsed
+//! before. Pure: no IO; the repository map will share the table.
 
 pub mod bench;
 mod guard;
 mod language;
 mod parse;
 
-pub use guard::guard;
+pub use guard::{GuardCache, guard};
 pub use language::Language;
 pub use parse::{MAX_BYTES, PARSE_BUDGET, Problem, SyntaxError, first_error};
 /// The tree-sitter this crate's grammars are built for (so users of [`Language::grammar`] agree).

@@ -4,7 +4,7 @@ use crate::Language;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
-use tree_sitter::{Node, ParseOptions, ParseState, Parser};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 /// Files larger than this are not parsed: [`first_error`] answers `None` (nothing known).
 pub const MAX_BYTES: usize = 2 * 1024 * 1024;
@@ -66,7 +66,7 @@ pub fn first_error(lang: Language, source: &[u8]) -> Option<SyntaxError> {
 }
 
 /// What parsing told us.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Checked {
     Parses,
     Broken(SyntaxError),
@@ -78,9 +78,33 @@ pub(crate) fn check(lang: Language, source: &[u8], budget: Duration) -> Checked 
     if source.len() > MAX_BYTES {
         return Checked::Unchecked;
     }
-    let mut parser = Parser::new();
-    if parser.set_language(&lang.grammar()).is_err() {
+    let Some(mut parser) = parser(lang) else {
         return Checked::Unchecked;
+    };
+    match parse(&mut parser, source, None, budget) {
+        Some(tree) => verdict(&tree, source),
+        None => Checked::Unchecked,
+    }
+}
+
+/// A parser for `lang`, or `None` when its grammar will not load.
+pub(crate) fn parser(lang: Language) -> Option<Parser> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).ok()?;
+    Some(parser)
+}
+
+/// Parses `source` (at most [`MAX_BYTES`]) within `budget`, incrementally when `old` is given
+/// (`old` must already be edited to match `source`, see [`Tree::edit`]). `None` when too large or
+/// out of time; the parser is then reset, so its next parse starts afresh.
+pub(crate) fn parse(
+    parser: &mut Parser,
+    source: &[u8],
+    old: Option<&Tree>,
+    budget: Duration,
+) -> Option<Tree> {
+    if source.len() > MAX_BYTES {
+        return None;
     }
     let deadline = Instant::now() + budget;
     let mut in_time = |_: &ParseState| {
@@ -91,13 +115,20 @@ pub(crate) fn check(lang: Language, source: &[u8], budget: Duration) -> Checked 
         }
     };
     let options = ParseOptions::new().progress_callback(&mut in_time);
-    let Some(tree) = parser.parse_with_options(
+    let tree = parser.parse_with_options(
         &mut |offset, _| source.get(offset..).unwrap_or_default(),
-        None,
+        old,
         Some(options),
-    ) else {
-        return Checked::Unchecked;
-    };
+    );
+    if tree.is_none() {
+        // A parse cut short would otherwise resume (on other text) at the next call.
+        parser.reset();
+    }
+    tree
+}
+
+/// Whether `tree`, parsed from `source`, parses, or where its first error is.
+pub(crate) fn verdict(tree: &Tree, source: &[u8]) -> Checked {
     let root = tree.root_node();
     if !root.has_error() {
         return Checked::Parses;

@@ -37,7 +37,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         connections: u32,
     },
-    /// Milliseconds the edit guard adds to an edit (parsing the edited file), per language
+    /// Milliseconds the edit guard adds to an edit, per language: the first edit of a file (full
+    /// parses) and a later one (incremental, from the tree kept by the guard cache)
     Guard {
         /// Lines in each generated file
         #[arg(long, default_value_t = 2_000)]

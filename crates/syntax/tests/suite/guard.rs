@@ -1,7 +1,7 @@
 //! The edit guard's messages: it speaks only when an edit broke a file that parsed, or a new file
 //! does not parse.
 
-use bosun_syntax::guard;
+use bosun_syntax::{GuardCache, guard};
 use pretty_assertions::assert_eq;
 
 const GOOD_PY: &[u8] = b"def area(w, h):\n    return w * h\n";
@@ -111,14 +111,17 @@ fn each_language_is_guarded_by_its_path() {
             "line 1, column 13 (unexpected end of file)",
         ),
     ];
+    let mut cache = GuardCache::default();
     for (path, before, after, at) in cases {
-        assert_eq!(
-            guard(path, Some(before.as_bytes()), after.as_bytes()),
-            Some(format!(
-                "{path}: syntax error at {at}; the file parsed before this edit"
-            )),
-            "{path}"
-        );
+        let (before, after) = (before.as_bytes(), after.as_bytes());
+        let message = Some(format!(
+            "{path}: syntax error at {at}; the file parsed before this edit"
+        ));
+        assert_eq!(guard(path, Some(before), after), message, "{path}");
+        // The cache answers the same: first from full parses, then from the tree it kept.
+        assert_eq!(cache.guard(path, Some(before), after), message, "{path}");
+        assert_eq!(cache.guard(path, Some(after), before), None, "{path}");
+        assert_eq!(cache.guard(path, Some(before), after), message, "{path}");
     }
 }
 
