@@ -43,6 +43,8 @@ pub struct DispatchEnv<'a> {
     pub worktree: PathBuf,
     pub cancel: &'a CancellationToken,
     pub env_remove: Vec<String>,
+    /// The edit guard's trees of the files the task read or edited.
+    pub guard: &'a std::sync::Mutex<bosun_syntax::GuardCache>,
 }
 
 struct CallEvents<'a> {
@@ -437,9 +439,17 @@ pub async fn dispatch(
             };
             // An edit that broke a file that parsed stays applied, and the result says so.
             let mut content = content;
-            if let Touched::Paths(paths) = &touched {
-                for broken in before.broken_by_edit(&env.worktree, paths) {
-                    content.push_str(&format!("\n[bosun: {broken}; fix it]"));
+            if let Ok(mut cache) = env.guard.lock() {
+                match (&touched, &action) {
+                    (Touched::Paths(paths), ToolAction::Write { .. }) => {
+                        for broken in before.broken_by_edit(&env.worktree, paths, &mut cache) {
+                            content.push_str(&format!("\n[bosun: {broken}; fix it]"));
+                        }
+                    }
+                    (_, ToolAction::Read { paths }) if call.name == "read_file" => {
+                        crate::guard::remember_read(&env.worktree, paths, &mut cache);
+                    }
+                    _ => {}
                 }
             }
             let message = events.end(status, exit_code, error, content)?;

@@ -28,8 +28,14 @@ impl Before {
         Before { files }
     }
 
-    /// The guard's message for each of `touched` that the edit broke.
-    pub fn broken_by_edit(&self, worktree: &Path, touched: &[String]) -> Vec<String> {
+    /// The guard's message for each of `touched` that the edit broke; `cache` keeps the trees
+    /// of the files it parsed, so the next edit of one is parsed incrementally.
+    pub fn broken_by_edit(
+        &self,
+        worktree: &Path,
+        touched: &[String],
+        cache: &mut bosun_syntax::GuardCache,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         for path in touched {
             if bosun_syntax::Language::for_path(path).is_none() {
@@ -40,11 +46,28 @@ impl Before {
             };
             // A path the action did not name (a patch's rename target) counts as new.
             let before = self.files.get(path).cloned().flatten();
-            if let Some(message) = bosun_syntax::guard(path, before.as_deref(), &after) {
+            if let Some(message) = cache.guard(path, before.as_deref(), &after) {
                 out.push(message);
             }
         }
         out
+    }
+}
+
+/// The model read these files (whole or in part): their trees are kept, so that an edit that
+/// follows is checked incrementally (a parse of the whole file after an edit is what costs).
+pub(crate) fn remember_read(
+    worktree: &Path,
+    paths: &[String],
+    cache: &mut bosun_syntax::GuardCache,
+) {
+    for path in paths {
+        if bosun_syntax::Language::for_path(path).is_none() {
+            continue;
+        }
+        if let Some(bytes) = read_regular(worktree, path) {
+            cache.remember(path, &bytes);
+        }
     }
 }
 
@@ -88,7 +111,8 @@ mod tests {
         std::fs::write(wt.join("calc.py"), "def add(a, b):\n    return (a + b\n").unwrap();
         std::fs::write(wt.join("old.py"), "def still_broken(:\n").unwrap();
         std::fs::write(wt.join("new.py"), "x = 1\n").unwrap();
-        let broken = before.broken_by_edit(wt, &paths);
+        let mut cache = bosun_syntax::GuardCache::default();
+        let broken = before.broken_by_edit(wt, &paths, &mut cache);
         assert_eq!(broken.len(), 1, "{broken:?}");
         assert!(
             broken[0].starts_with("calc.py: syntax error at line"),

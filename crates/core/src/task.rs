@@ -348,6 +348,7 @@ impl Launch {
         ));
 
         let run = TaskRun {
+            guard: Default::default(),
             verification: Verification::new(checks),
             home: home.clone(),
             repo_root: worktree.repo_root.clone(),
@@ -418,12 +419,15 @@ macro_rules! dispatch_env {
             worktree: $run.worktree_path.clone(),
             cancel: &$run.cancel,
             env_remove: $run.env_remove.clone(),
+            guard: &$run.guard,
         }
     };
 }
 use dispatch_env;
 
 struct TaskRun {
+    /// The edit guard's parse trees (see `crate::guard`).
+    guard: std::sync::Mutex<bosun_syntax::GuardCache>,
     /// The checks and what their rounds found so far.
     verification: Verification,
     home: PathBuf,

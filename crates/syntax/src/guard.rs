@@ -105,6 +105,26 @@ impl GuardCache {
         Some(format!("{path}: {error}; {why}"))
     }
 
+    /// Parses `bytes` as the file at `path` holds them now and keeps the tree, so that the next
+    /// edit of it is checked incrementally (a caller does this when the model reads a file it
+    /// is likely to edit). Nothing happens for a language the table does not know, or when the
+    /// tree of these very bytes is kept already.
+    pub fn remember(&mut self, path: &str, bytes: &[u8]) {
+        let Some(lang) = Language::for_path(path) else {
+            return;
+        };
+        if let Some(i) = self
+            .entries
+            .iter()
+            .position(|e| e.path == path && e.len == bytes.len() && e.hash == hash(bytes))
+        {
+            let entry = self.entries.remove(i);
+            self.entries.push(entry);
+            return;
+        }
+        let _ = self.check(lang, path, None, bytes, PARSE_BUDGET);
+    }
+
     /// The paths whose trees are kept, least recently used first.
     #[cfg(test)]
     pub(crate) fn paths(&self) -> Vec<&str> {
@@ -623,6 +643,29 @@ mod tests {
         assert_eq!(checked, check(lang, broken.as_bytes(), ample));
         assert!(matches!(checked, Checked::Broken(_)));
         assert_eq!(before_parses, Some(true));
+    }
+
+    #[test]
+    fn a_file_remembered_when_read_is_checked_incrementally_at_its_first_edit() {
+        let mut cache = GuardCache::default();
+        let before = "def add(a, b):\n    return a + b\n";
+        cache.remember("calc.py", before.as_bytes());
+        cache.remember("calc.py", before.as_bytes());
+        assert_eq!(cache.paths(), vec!["calc.py"]);
+        let after = "def add(a, b):\n    return (a + b\n";
+        let lang = Language::Python;
+        let (checked, parsed_before, how) = cache.check(
+            lang,
+            "calc.py",
+            Some(before.as_bytes()),
+            after.as_bytes(),
+            PARSE_BUDGET,
+        );
+        assert_eq!(how, How::Incremental);
+        assert_eq!(parsed_before, Some(true));
+        assert!(matches!(checked, Checked::Broken(_)));
+        cache.remember("notes.txt", b"text");
+        assert_eq!(cache.paths(), vec!["calc.py"]);
     }
 
     #[test]

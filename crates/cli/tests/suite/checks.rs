@@ -730,3 +730,42 @@ fn a_task_cannot_pass_off_its_failing_tests_as_a_missing_tool() {
         "{last:#?}"
     );
 }
+
+#[test]
+fn the_guard_judges_an_edit_of_a_file_the_model_read_first_the_same_way() {
+    let env = python_env();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "call_r",
+            "read_file",
+            json!({"path": "calc.py"}),
+        )]),
+        tools(vec![call(
+            "call_1",
+            "edit_file",
+            json!({"path": "calc.py", "old_string": "return a - b", "new_string": "return a - b)"}),
+        )]),
+        tools(vec![call(
+            "call_2",
+            "edit_file",
+            json!({"path": "calc.py", "old_string": "return a - b)", "new_string": "return a - b"}),
+        )]),
+        text("Edited."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "edit sub", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    let ends = run.tool_ends();
+    assert!(
+        ends[1].output.contains("calc.py: syntax error at line 6")
+            && ends[1].output.contains("the file parsed before this edit"),
+        "{}",
+        ends[1].output
+    );
+    // Fixed again: nothing to say.
+    assert!(
+        !ends[2].output.contains("syntax error"),
+        "{}",
+        ends[2].output
+    );
+}
