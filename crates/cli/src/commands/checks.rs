@@ -74,6 +74,15 @@ fn repo_checks(repo: &std::path::Path, args: &ChecksArgs) -> anyhow::Result<Exit
         writeln!(out, "{}", serde_json::to_string(&found)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if found.checks.is_empty() && found.source == bosun_protocol::CheckSource::Configured {
+        writeln!(
+            out,
+            "no checks: {} configures none for {} (tasks there are judged on their changes alone)",
+            found.config_path,
+            root.display()
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if found.checks.is_empty() {
         writeln!(
             out,

@@ -223,7 +223,12 @@ pub fn save_checks(repo_root: &Path, checks: &[CheckSpec]) -> Result<PathBuf, Co
         tables.push(t);
     }
     doc.remove("checks");
-    doc.insert("checks", toml_edit::Item::ArrayOfTables(tables));
+    if checks.is_empty() {
+        // No checks, said explicitly: `checks = []` (nothing is discovered then).
+        doc.insert("checks", toml_edit::value(toml_edit::Array::new()));
+    } else {
+        doc.insert("checks", toml_edit::Item::ArrayOfTables(tables));
+    }
     let out = doc.to_string();
     // The file must still be one Bosun reads.
     toml::from_str::<RepoSettings>(&out).map_err(|e| {
@@ -333,6 +338,9 @@ mod tests {
         assert!(text.contains("# limits for this repo") && text.contains("max_steps = 20"));
         assert!(!text.contains("old"), "{text}");
         assert_eq!(project_settings(root).unwrap().checks, Some(vec![spec]));
+        // Saving none says so: the repository then has no checks, none are discovered.
+        save_checks(root, &[]).unwrap();
+        assert_eq!(project_settings(root).unwrap().checks, Some(Vec::new()));
         let global = config("max_check_rounds = 4\n");
         assert_eq!(max_rounds(&global, root, None).unwrap(), 4);
         assert_eq!(
