@@ -40,15 +40,17 @@ pub fn guard(path: &str, before: Option<&[u8]>, after: &[u8]) -> Option<String> 
     Some(format!("{path}: {error}; {why}"))
 }
 
-/// The edit guard with a memory: [`GuardCache::guard`] answers exactly as [`guard`], but keeps the
+/// The edit guard with a memory: [`GuardCache::guard`] gives [`guard`]'s verdict, but keeps the
 /// tree it parsed for each path (with a hash of the bytes it parsed), so when the next edit of
 /// that path starts from those same bytes, `after` is parsed incrementally from the old tree and
 /// whether `before` parsed is already known. When the file changed in between (a command wrote
 /// it, so `before` is not what was parsed), it falls back to full parses, as [`guard`] does.
 ///
-/// An edit that keeps the file parsing then costs one incremental parse; one that breaks it, an
-/// incremental parse and a full one of `after` (an incremental tree with an error is not trusted
-/// to place the first error where a full parse does), but never a parse of `before`.
+/// An edit then costs one incremental parse, and never a parse of `before`. Starting from a tree
+/// that was broken, an incremental tree with an error is not trusted (it can be wrong) and
+/// `after` is parsed again in full; starting from one that parsed, the error is real, and where
+/// error recovery places it differs from a full parse in a few edits in a thousand (the
+/// guard's message then names another place of the same break).
 ///
 /// Memory is bounded: at most 32 trees (the least recently used is dropped), none for a file over
 /// [`MAX_BYTES`](crate::MAX_BYTES).
@@ -172,14 +174,16 @@ impl GuardCache {
                     None => Some(entry.tree),
                     Some(edit) => {
                         entry.tree.edit(&edit);
+                        let parsed = entry.parses;
                         match parse(parser, after, Some(&entry.tree), budget) {
-                            // An incremental parse with an error need not be the full parse's:
-                            // reused subtrees steer error recovery (the first error can land
-                            // elsewhere, and a file that parses can even come out broken). A tree
-                            // without one is a parse of `after`, as a full parse finds. So only a
-                            // broken tree is parsed again, in full, and every kept tree is one a
-                            // full parse would give or has no error.
-                            Some(tree) if tree.root_node().has_error() => {
+                            // An incremental parse from a broken tree need not be the full
+                            // parse's (reused broken subtrees steer error recovery; a file that
+                            // parses can even come out broken): it is parsed again, in full.
+                            // From a tree that parsed, an error is real; where recovery puts the
+                            // first one can differ from a full parse now and then (a few edits in
+                            // a thousand), which is worth the full parse it saves — the guard's
+                            // time budget is for exactly this case, an edit breaking a file.
+                            Some(tree) if tree.root_node().has_error() && !parsed => {
                                 parse(parser, after, None, budget)
                             }
                             tree => tree,
@@ -420,9 +424,10 @@ mod tests {
     }
 
     #[test]
-    fn an_incremental_reparse_finds_what_a_full_parse_finds() {
+    fn an_incremental_reparse_gives_the_full_parses_verdict_and_nearly_always_its_place() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let (mut breaks, mut fixes, mut broken_edits, mut valid_edits) = (0, 0, 0, 0);
+        let mut moved = 0;
         for (path, base) in samples() {
             let lang = Language::for_path(path).unwrap();
             assert_eq!(
@@ -455,13 +460,37 @@ mod tests {
                 let context =
                     format!("{path}, step {step}:\n--- before\n{text}\n--- after\n{next}");
                 assert_eq!(how, How::Incremental, "{context}");
-                assert_eq!(checked, want, "{context}");
+                // The verdict is always the full parse's; the first error's place nearly always.
+                let same_verdict = |a: &Checked, b: &Checked| {
+                    matches!(
+                        (a, b),
+                        (Checked::Parses, Checked::Parses)
+                            | (Checked::Broken(_), Checked::Broken(_))
+                            | (Checked::Unchecked, Checked::Unchecked)
+                    )
+                };
+                assert!(
+                    same_verdict(&checked, &want),
+                    "{context}\n{checked:?} vs {want:?}"
+                );
+                if checked != want {
+                    moved += 1;
+                }
                 assert_eq!(before_parses, Some(want_before), "{context}");
-                assert_eq!(
+                let (cached, fresh) = (
                     guards.guard(path, Some(text.as_bytes()), next.as_bytes()),
                     guard(path, Some(text.as_bytes()), next.as_bytes()),
-                    "{context}"
                 );
+                assert_eq!(cached.is_some(), fresh.is_some(), "{context}");
+                if let (Some(c), Some(f)) = (&cached, &fresh) {
+                    // The same file, the same reason; only the place may differ.
+                    assert_eq!(
+                        c.split(": syntax error").next(),
+                        f.split(": syntax error").next(),
+                        "{context}"
+                    );
+                    assert_eq!(c.rsplit(';').next(), f.rsplit(';').next(), "{context}");
+                }
                 match (want_before, &want) {
                     (true, Checked::Broken(_)) => breaks += 1,
                     (false, Checked::Parses) => fixes += 1,
@@ -474,6 +503,12 @@ mod tests {
                 last = std::mem::replace(&mut text, next);
             }
         }
+        // Where recovery put the first error differed from a full parse in a few edits only.
+        let total = broken_edits + valid_edits;
+        assert!(
+            moved * 100 <= total,
+            "{moved} of {total} edits placed the error elsewhere"
+        );
         // The edits covered every transition, many times.
         assert!(
             breaks > 100 && fixes > 100,
