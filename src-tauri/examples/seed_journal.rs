@@ -127,6 +127,7 @@ fn start<'a>(
         api_key_env: Some("ANTHROPIC_API_KEY".into()),
         mode: None,
         max_cost_usd: None,
+        forked_from: None,
     }))?;
     w.emit(EventMsg::UserMessage(UserMessage {
         text: prompt.into(),

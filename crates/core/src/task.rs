@@ -185,6 +185,7 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         api_key_env: spec.api_key_env.clone(),
         mode: spec.mode.map(|m| m.as_str().to_string()),
         max_cost_usd: spec.max_cost_usd,
+        forked_from: None,
     }))?;
     emitter.emit(EventMsg::UserMessage(UserMessage {
         text: spec.prompt.clone(),

@@ -123,6 +123,19 @@ pub struct TaskStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_cost_usd: Option<f64>,
+    /// A fork: the task and checkpoint it started from (its worktree, and the conversation up to
+    /// that point); its base is that task's base commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ForkedFrom {
+    pub task: TaskId,
+    /// 0 is the task's base.
+    pub checkpoint: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
