@@ -351,6 +351,7 @@ impl Engine {
             Some(list) => bosun_core::checks::ChecksChoice::These(list),
         };
         Ok(TaskSpec {
+            fork: None,
             checks,
             max_check_rounds: None,
             home: self.home.clone(),

@@ -54,6 +54,8 @@ enum Command {
     /// The checks of a repository (what a new task would run) or of a task (its last round;
     /// --run runs them again, --accepted on the tree a merge would write)
     Checks(commands::checks::ChecksArgs),
+    /// A new task from a checkpoint of an earlier one (its worktree, the conversation so far)
+    Fork(commands::run::ForkArgs),
     /// List a task's checkpoints
     Checkpoints {
         task: String,
@@ -193,6 +195,7 @@ fn main() -> ExitCode {
         Command::Show { task, json } => commands::inspect::show(&task, json),
         Command::Checkpoints { task, json } => commands::inspect::checkpoints(&task, json),
         Command::Checks(args) => commands::checks::checks(args),
+        Command::Fork(args) => commands::run::fork(args),
         Command::Diff {
             task,
             from,

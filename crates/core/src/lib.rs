@@ -15,6 +15,7 @@ mod dispatch;
 mod egress;
 mod emitter;
 mod error;
+pub mod fork;
 mod guard;
 mod policy_files;
 mod preview;

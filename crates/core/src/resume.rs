@@ -123,17 +123,7 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
     messages
 }
 
-fn all_events(store: &Store, task: &TaskId) -> Result<Vec<Event>, CoreError> {
-    let mut out = Vec::new();
-    loop {
-        let after = out.last().map_or(0, |e: &Event| e.seq);
-        let page = store.events(task, after, 5000)?;
-        if page.is_empty() {
-            return Ok(out);
-        }
-        out.extend(page);
-    }
-}
+use crate::fork::all_events;
 
 /// Continues a task that is not running: same worktree, same branch, the conversation so far.
 pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
@@ -163,7 +153,8 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
     let max_cost_usd = spec
         .max_cost_usd
         .or(started.as_ref().and_then(|t| t.max_cost_usd));
-    let mut messages = rebuild_conversation(&events);
+    // A fork's conversation began in the task it was forked from.
+    let mut messages = rebuild_conversation(&crate::fork::conversation_events(&store, &row.id)?);
     let client = bosun_model::client(spec.provider.clone())?;
     let prices = load_prices(&spec.home)?;
 

@@ -55,6 +55,10 @@ pub struct TaskSpec {
     pub checks: ChecksChoice,
     /// `--max-check-rounds`.
     pub max_check_rounds: Option<u32>,
+    /// A fork of an earlier task from one of its checkpoints: `repo` and `base` are that task's
+    /// (the base is its base commit), the worktree starts at the checkpoint, the conversation
+    /// with what led there.
+    pub fork: Option<bosun_protocol::ForkedFrom>,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -94,17 +98,41 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
     let prices = load_prices(&spec.home)?;
     let task_id = new_task_id();
 
-    let (repo, base) = (spec.repo.clone(), spec.base.clone());
+    // A fork starts from the earlier task's base commit and repository, at its checkpoint.
+    let (mut repo, mut base) = (spec.repo.clone(), spec.base.clone());
+    let mut fork_point: Option<String> = None;
+    let mut conversation: Vec<ChatMessage> = Vec::new();
+    if let Some(from) = &spec.fork {
+        let source = store.task(&from.task)?;
+        repo = PathBuf::from(&source.repo);
+        base = Some(source.base_commit.clone());
+        fork_point = crate::fork::fork_commit(&store, from)?;
+        conversation = crate::rebuild_conversation(&crate::fork::fork_prefix(&store, from, 0)?);
+    }
     let (home, id) = (spec.home.clone(), task_id.0.clone());
-    let (worktree, base_ref) = tokio::task::spawn_blocking(
-        move || -> Result<(TaskWorktree, Option<String>), CoreError> {
+    let fork_message = spec.fork.as_ref().map(|f| {
+        format!(
+            "bosun: forked from task {} at checkpoint {}",
+            f.task, f.checkpoint
+        )
+    });
+    let (worktree, base_ref, adopted) = tokio::task::spawn_blocking(
+        move || -> Result<(TaskWorktree, Option<String>, Option<bosun_workspace::Checkpoint>), CoreError> {
             let root = bosun_workspace::resolve_repo(&repo)?;
             let base_commit = bosun_workspace::resolve_base(&root, base.as_deref())?;
             let base_ref = bosun_workspace::base_branch(&root, base.as_deref());
-            Ok((
-                TaskWorktree::create(&home, &root, &id, &base_commit)?,
-                base_ref,
-            ))
+            let mut worktree = TaskWorktree::create(&home, &root, &id, &base_commit)?;
+            let adopted = match (&fork_point, &fork_message) {
+                (Some(commit), Some(message)) => match worktree.adopt(commit, message) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = worktree.release();
+                        return Err(e.into());
+                    }
+                },
+                _ => None,
+            };
+            Ok((worktree, base_ref, adopted))
         },
     )
     .await
@@ -185,8 +213,18 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         api_key_env: spec.api_key_env.clone(),
         mode: spec.mode.map(|m| m.as_str().to_string()),
         max_cost_usd: spec.max_cost_usd,
-        forked_from: None,
+        forked_from: spec.fork.clone(),
     }))?;
+    if let Some(cp) = adopted {
+        emitter.emit(EventMsg::CheckpointCreated(
+            bosun_protocol::CheckpointCreated {
+                checkpoint: cp.n,
+                commit: cp.commit,
+                files: cp.files,
+                call_id: None,
+            },
+        ))?;
+    }
     emitter.emit(EventMsg::UserMessage(UserMessage {
         text: spec.prompt.clone(),
         origin: None,
@@ -216,7 +254,8 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         env_remove: spec.env_remove,
         changed_before: false,
     };
-    launch.start(vec![ChatMessage::User { content: prompt }])
+    conversation.push(ChatMessage::User { content: prompt });
+    launch.start(conversation)
 }
 
 /// Everything a task's loop needs, set up by [`start_task`] or [`crate::continue_task`].

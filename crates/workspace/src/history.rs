@@ -220,6 +220,35 @@ impl TaskWorktree {
         Ok(Restored { paths, checkpoint })
     }
 
+    /// Makes the worktree hold the tree of `commit` (a checkpoint of another task, for a fork)
+    /// and records it as this task's next checkpoint with `message`. Only the files that differ
+    /// are written. Returns the checkpoint, None when the worktree held that tree already.
+    pub fn adopt(&mut self, commit: &str, message: &str) -> Result<Option<Checkpoint>> {
+        self.ensure_present()?;
+        let oid = git2::Oid::from_str(commit).map_err(|_| WorkspaceError::UnknownBase {
+            repo: self.repo_root.clone(),
+            base: commit.to_string(),
+        })?;
+        let target = tree_of(&self.repo, oid)?.id();
+        let mut index = self.load_index()?;
+        let paths = {
+            let from = self.tree_of_latest()?.id();
+            let from = self.repo.find_tree(from).git_ctx("reading a checkpoint")?;
+            let to = self
+                .repo
+                .find_tree(target)
+                .git_ctx("reading a checkpoint")?;
+            switch_files(&self.repo, &self.worktree, &mut index, &from, &to)?
+        };
+        let checkpoint = if paths.is_empty() {
+            None
+        } else {
+            Some(self.commit(target, message, paths)?)
+        };
+        self.persist_index(&mut index)?;
+        Ok(checkpoint)
+    }
+
     pub(crate) fn tree_at(&self, point: DiffPoint) -> Result<Tree<'_>> {
         match point {
             DiffPoint::Base => tree_of(&self.repo, self.base_oid()?),

@@ -42,6 +42,82 @@ pub struct RunArgs {
     session: SessionArgs,
 }
 
+/// `bosun fork TASK --checkpoint N --prompt TEXT`.
+#[derive(Args)]
+pub struct ForkArgs {
+    /// The task to fork (id or a unique prefix of it)
+    task: String,
+    /// Its checkpoint to start from (0 = its base)
+    #[arg(long)]
+    checkpoint: u32,
+    /// What the new task should do
+    #[arg(long)]
+    prompt: String,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+/// A new task from a checkpoint of an earlier one: its worktree at that checkpoint, the
+/// conversation up to it, the same model unless flags say otherwise.
+pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
+    let store = crate::commands::open_store()?;
+    store.reconcile_interrupted()?;
+    let row = store.find_task(&args.task)?;
+    let recorded = store
+        .events(&row.id, 0, 1)?
+        .into_iter()
+        .find_map(|e| match e.msg {
+            EventMsg::TaskStarted(t) => Some(Recorded {
+                name: t.provider,
+                api: t.api,
+                base_url: t.base_url,
+                model: t.model,
+                api_key_env: t.api_key_env,
+            }),
+            _ => None,
+        });
+    let a = &args.session;
+    let home = crate::home();
+    let root = bosun_workspace::resolve_repo(std::path::Path::new(&row.repo))?;
+    let settings = bosun_core::repo_settings::effective(
+        &BosunConfig::load(&home)?,
+        &root,
+        &bosun_core::repo_settings::Explicit {
+            provider: a.provider.clone(),
+            max_steps: a.max_steps,
+            max_cost_usd: a.max_cost_usd,
+        },
+        DEFAULT_MAX_STEPS,
+    )?;
+    let s = session(a, recorded.as_ref(), None)?;
+    let spec = TaskSpec {
+        fork: Some(bosun_protocol::ForkedFrom {
+            task: row.id.clone(),
+            checkpoint: args.checkpoint,
+        }),
+        checks: ChecksChoice::Repository,
+        max_check_rounds: None,
+        home: s.home,
+        repo: root,
+        prompt: args.prompt.clone(),
+        base: None,
+        provider: s.provider,
+        max_steps: settings.max_steps.value,
+        max_cost_usd: settings.max_cost_usd.map(|c| c.value),
+        policy_file: a.policy.clone(),
+        sandbox: !a.no_sandbox,
+        mode: s.mode,
+        api_key_env: s.api_key_env,
+        env_remove: s.env_remove,
+    };
+    let answerer = Answerer::choose(a.yes, a.json);
+    let store = Arc::clone(&s.store);
+    runtime()?.block_on(async move {
+        let handle = start_task(spec, store).await?;
+        drive(handle, a.json, answerer).await
+    })
+}
+
 /// `bosun continue TASK --prompt TEXT` and `bosun resume TASK`.
 #[derive(Args)]
 pub struct ContinueArgs {
@@ -247,6 +323,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         )
     };
     let spec = TaskSpec {
+        fork: None,
         checks,
         max_check_rounds: args.max_check_rounds,
         home: s.home,
