@@ -106,10 +106,10 @@ fn a_fork_from_checkpoint_1_starts_with_that_worktree_and_the_conversation_up_to
     // The conversation: the source's prompt and its first call, cut there, then the new prompt.
     let requests = server.model_requests();
     let messages = requests[0].body["messages"].as_array().unwrap().clone();
-    let text = serde_json::to_string(&messages).unwrap();
-    assert!(text.contains("write some files"), "{text}");
-    assert!(text.contains("call_1"), "{text}");
-    assert!(!text.contains("call_2"), "cut at checkpoint 1: {text}");
+    let sent = serde_json::to_string(&messages).unwrap();
+    assert!(sent.contains("write some files"), "{sent}");
+    assert!(sent.contains("call_1"), "{sent}");
+    assert!(!sent.contains("call_2"), "cut at checkpoint 1: {sent}");
     assert_eq!(messages.last().unwrap()["content"], "now write three.txt");
 
     // The source is untouched.
