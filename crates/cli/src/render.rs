@@ -407,6 +407,10 @@ pub fn review_line(r: &bosun_protocol::ReviewEvent) -> String {
         R::RemoveWorktree { freed_bytes } => {
             format!("worktree removed ({} MB freed)", freed_bytes / 1_000_000)
         }
+        R::RecreateWorktree { checkpoint } => match checkpoint {
+            0 => "worktree made again at the base".to_string(),
+            n => format!("worktree made again at checkpoint {n}"),
+        },
     }
 }
 

@@ -425,4 +425,9 @@ pub enum ReviewEvent {
         #[ts(type = "number")]
         freed_bytes: u64,
     },
+    /// A removed worktree was made again from the task's checkpoints (`bosun restore`).
+    RecreateWorktree {
+        /// The checkpoint it holds (0: the base).
+        checkpoint: u32,
+    },
 }

@@ -213,3 +213,35 @@ fn forking_from_the_base_and_from_a_checkpoint_that_does_not_exist() {
         "{err}"
     );
 }
+
+#[test]
+fn restore_makes_a_removed_worktree_again_at_the_checkpoint() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(three_step_script()).unwrap();
+    let run = env.run(&server, "write some files", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    let task = run.task_id();
+    let wt = run.worktree();
+    let (ok, _, err) = env.text(&["discard", &task]);
+    assert!(ok, "{err}");
+    assert!(!wt.exists());
+    // A reject (it rewrites the worktree) is refused while it is gone; restore makes it again.
+    let (ok, _, err) = env.text(&["reject", &task, "two.txt"]);
+    assert!(!ok && err.contains("removed"), "{err}");
+    let (ok, out, err) = env.text(&["restore", &task, "1"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("restored checkpoint 1"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("one.txt")).unwrap(),
+        "one\n"
+    );
+    assert!(!wt.join("two.txt").exists());
+    let (ok, _, err) = env.text(&["reject", &task, "one.txt"]);
+    assert!(ok, "the review works again: {err}");
+    assert!(
+        !wt.join("one.txt").exists(),
+        "the reject took it out of the worktree"
+    );
+    let (ok, _, err) = env.text(&["restore", &task, "7"]);
+    assert!(!ok && err.contains("7"), "{err}");
+}

@@ -116,6 +116,10 @@ impl Ledger {
                 self.worktree_removed = true;
                 self.undo.clear();
             }
+            ReviewEvent::RecreateWorktree { .. } => {
+                self.worktree_removed = false;
+                self.undo.clear();
+            }
         }
     }
 

@@ -7,7 +7,7 @@ use crate::CoreError;
 use bosun_protocol::{
     EventMsg, FileDiff, MergeOutcome, MergeRequest, ReviewEvent, ReviewFile, TimelineCheckpoint,
 };
-use bosun_workspace::{DiffPoint, MergePlan, Rebased};
+use bosun_workspace::{DiffPoint, MergePlan, Rebased, TaskWorktree};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -43,8 +43,32 @@ impl Reviewer {
 
     /// Puts the worktree back to checkpoint `n` (unsaved work is saved as a checkpoint first);
     /// returns the paths rewritten.
+    /// A removed worktree is made again first (from the task's checkpoints, which stay).
     pub fn restore(&self, n: u32) -> Result<Vec<String>, CoreError> {
         let row = self.ensure_stopped()?;
+        if self.ledger()?.worktree_removed {
+            if self.store.checkpoints(&row.id)?.iter().all(|c| c.n != n) && n != 0 {
+                return Err(CoreError::Workspace(
+                    bosun_workspace::WorkspaceError::NoSuchCheckpoint {
+                        task_id: row.id.to_string(),
+                        n,
+                        available: self.store.checkpoints(&row.id)?.last().map_or(0, |c| c.n),
+                    },
+                ));
+            }
+            // `open` makes a worktree that is gone again, from the latest checkpoint.
+            let wt = TaskWorktree::open(
+                &self.home,
+                Path::new(&row.repo),
+                row.id.as_str(),
+                Path::new(&row.worktree),
+                &row.base_commit,
+            )?;
+            wt.release()?;
+            self.append(EventMsg::Review(ReviewEvent::RecreateWorktree {
+                checkpoint: n,
+            }))?;
+        }
         let mut wt = self.worktree(&row)?;
         let restored = wt.restore_to(n)?;
         self.journal_checkpoints(&wt)?;

@@ -19,4 +19,8 @@ override_checks?: string,
 /**
  * The checks of the merged tree, as the gate saw them.
  */
-checks: Array<CheckFinished>, } | { "action": "rebase", old_base: string, new_base: string, conflicts: Array<string>, checkpoint?: number, } | { "action": "remove_worktree", freed_bytes: number, };
+checks: Array<CheckFinished>, } | { "action": "rebase", old_base: string, new_base: string, conflicts: Array<string>, checkpoint?: number, } | { "action": "remove_worktree", freed_bytes: number, } | { "action": "recreate_worktree", 
+/**
+ * The checkpoint it holds (0: the base).
+ */
+checkpoint: number, };

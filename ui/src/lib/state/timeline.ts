@@ -496,5 +496,7 @@ export function reviewText(r: ReviewEvent): string {
       return `Rebased onto ${r.new_base.slice(0, 10)}${r.conflicts.length ? `; conflicts in ${r.conflicts.join(", ")}` : ""}`;
     case "remove_worktree":
       return "The worktree was removed (the history stays)";
+    case "recreate_worktree":
+      return r.checkpoint === 0 ? "The worktree was made again at the base" : `The worktree was made again at checkpoint ${r.checkpoint}`;
   }
 }
