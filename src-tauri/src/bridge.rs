@@ -38,11 +38,26 @@ struct TaskFollower {
 /// The tasks this app runs (task id → how many approvals each waits for).
 pub type Owned = BTreeMap<String, usize>;
 
+/// A task-list subscriber: it got the newest [`LIST_PAGE`] tasks once, then only the rows that
+/// changed (the journal is never read whole on a change).
 struct ListFollower {
-    last: Option<(Vec<TaskRow>, Owned)>,
+    /// What it has: none yet, or the newest `updated_at` it was sent, the number of tasks then,
+    /// and the tasks the app runs.
+    sent: Option<ListSent>,
     fresh: bool,
     sink: Box<dyn FeedSink<TaskListFeed>>,
 }
+
+struct ListSent {
+    since: String,
+    count: u64,
+    owned: Owned,
+    /// The rows it was sent whose `updated_at` is `since`.
+    boundary: Vec<TaskRow>,
+}
+
+/// The tasks a list subscriber gets first (the History view pages through the rest).
+pub const LIST_PAGE: usize = 500;
 
 #[derive(Default)]
 struct Followers {
@@ -100,7 +115,7 @@ impl Bridge {
     ) -> Result<SubscriptionId, StoreError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let follower = ListFollower {
-            last: None,
+            sent: None,
             fresh: true,
             sink,
         };
@@ -185,24 +200,13 @@ impl Bridge {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
-            let tasks = self.store.tasks().map(|tasks| (tasks, owned));
             for (id, f) in followers.lists.iter_mut() {
                 if !(changed || f.fresh) {
                     continue;
                 }
-                match &tasks {
-                    Ok(tasks) if f.last.as_ref() == Some(tasks) => f.fresh = false,
-                    Ok(tasks) => {
-                        if f.sink.send(TaskListFeed::Tasks {
-                            tasks: tasks.0.clone(),
-                            owned: tasks.1.clone(),
-                        }) {
-                            f.last = Some(tasks.clone());
-                            f.fresh = false;
-                        } else {
-                            ended.push(*id);
-                        }
-                    }
+                match self.serve_list(f, &owned) {
+                    Ok(true) => f.fresh = false,
+                    Ok(false) => ended.push(*id),
                     Err(StoreError::Busy(_)) => f.fresh = true,
                     Err(err) => {
                         f.sink.send(TaskListFeed::End {
@@ -230,6 +234,63 @@ impl Bridge {
             self.followers().seen_version = None;
         }
         Ok(closed.len())
+    }
+
+    /// Sends a list follower what changed since it was last served: first (or after a task was
+    /// deleted) the newest tasks to replace its list, then only the rows that changed and the
+    /// tasks the app runs when they changed. False once the receiver is gone.
+    fn serve_list(&self, f: &mut ListFollower, owned: &Owned) -> Result<bool, StoreError> {
+        let count = self.store.task_count()?;
+        let (mut tasks, replace) = match &f.sent {
+            Some(sent) if count >= sent.count => {
+                (self.store.tasks_updated_since(&sent.since)?, false)
+            }
+            _ => (self.store.recent_tasks(LIST_PAGE)?, true),
+        };
+        if let (false, Some(sent)) = (replace, &f.sent) {
+            // Rows changed at the very instant of the last message come again (`>=`: two
+            // changes can share a millisecond); those it already has are not news.
+            tasks.retain(|t| !sent.boundary.contains(t));
+        }
+        let owned_changed = f.sent.as_ref().is_none_or(|s| &s.owned != owned);
+        let since = tasks
+            .iter()
+            .map(|t| t.updated_at.clone())
+            .max()
+            .or_else(|| f.sent.as_ref().map(|s| s.since.clone()))
+            .unwrap_or_default();
+        let mut boundary: Vec<TaskRow> = tasks
+            .iter()
+            .filter(|t| t.updated_at == since)
+            .cloned()
+            .collect();
+        if let Some(sent) = &f.sent
+            && sent.since == since
+        {
+            boundary.extend(
+                sent.boundary
+                    .iter()
+                    .filter(|b| !tasks.iter().any(|t| t.id == b.id))
+                    .cloned(),
+            );
+        }
+        if replace || owned_changed || !tasks.is_empty() {
+            let sent = f.sink.send(TaskListFeed::Tasks {
+                tasks,
+                owned: owned.clone(),
+                replace,
+            });
+            if !sent {
+                return Ok(false);
+            }
+        }
+        f.sent = Some(ListSent {
+            since,
+            count,
+            owned: owned.clone(),
+            boundary,
+        });
+        Ok(true)
     }
 
     /// Sends a task follower everything after what it was sent. False once its stream is over

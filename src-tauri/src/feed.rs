@@ -24,9 +24,12 @@ pub enum TaskFeed {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TaskListFeed {
+    /// `replace`: the newest tasks, replacing the list; else the rows that changed (new ones
+    /// included), to merge by id.
     Tasks {
         tasks: Vec<TaskRow>,
         owned: BTreeMap<String, usize>,
+        replace: bool,
     },
     End {
         end: FeedEnd,
@@ -90,10 +93,11 @@ mod tests {
         let list = TaskListFeed::Tasks {
             tasks: vec![],
             owned: BTreeMap::from([("t1".to_string(), 2)]),
+            replace: true,
         };
         assert_eq!(
             serde_json::to_value(&list).unwrap(),
-            json!({"kind": "tasks", "tasks": [], "owned": {"t1": 2}})
+            json!({"kind": "tasks", "tasks": [], "owned": {"t1": 2}, "replace": true})
         );
     }
 }

@@ -297,6 +297,39 @@ fn the_task_list_is_sent_when_it_changes_and_only_then() {
 }
 
 #[test]
+fn after_the_first_page_only_the_rows_that_changed_go_out() {
+    let j = journal();
+    let a = j.create("a");
+    let _b = j.create("b");
+    let inbox: Inbox<TaskListFeed> = Inbox::default();
+    j.bridge.follow_tasks(Box::new(inbox.clone())).unwrap();
+    let first = inbox.take();
+    let TaskListFeed::Tasks { tasks, replace, .. } = &first[0] else {
+        panic!("{first:?}");
+    };
+    assert!(*replace);
+    assert_eq!(tasks.len(), 2);
+
+    j.say(&a, 1..=3);
+    j.bridge.tick().unwrap();
+    let msgs = inbox.take();
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    let TaskListFeed::Tasks { tasks, replace, .. } = &msgs[0] else {
+        panic!("{msgs:?}");
+    };
+    assert!(!*replace, "a change is merged, not a new list");
+    assert_eq!(
+        tasks.iter().map(|t| t.id.0.as_str()).collect::<Vec<_>>(),
+        vec!["a"],
+        "only the task that changed"
+    );
+    assert_eq!(tasks[0].last_seq, 3);
+    // Nothing new: nothing sent.
+    j.bridge.tick().unwrap();
+    assert!(inbox.take().is_empty());
+}
+
+#[test]
 fn a_task_whose_process_died_ends_as_interrupted_for_its_subscribers() {
     let j = journal();
     let alive = j.create("alive");

@@ -200,6 +200,34 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The `limit` newest tasks (by creation), newest first: the first page of a list.
+    pub fn recent_tasks(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC LIMIT ?1"
+        ))?;
+        let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The tasks whose row changed at or after `since` (an `updated_at`), for a list that
+    /// follows the journal without reading every task again.
+    pub fn tasks_updated_since(&self, since: &str) -> Result<Vec<TaskRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 ORDER BY created_at DESC, id DESC"
+        ))?;
+        let rows = stmt.query_map([since], from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many tasks the journal has.
+    pub fn task_count(&self) -> Result<u64, StoreError> {
+        Ok(self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0))?)
+    }
+
     /// Records a new base commit for the task (after its changes were rebased onto it).
     pub fn set_base_commit(&self, id: &TaskId, commit: &str) -> Result<(), StoreError> {
         let n = self

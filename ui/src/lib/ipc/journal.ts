@@ -12,7 +12,8 @@ export type Owned = Record<string, number>;
 
 /** The task list stream's message (src-tauri/src/feed.rs `TaskListFeed`). */
 export type TaskListFeed =
-  | { kind: "tasks"; tasks: TaskRow[]; owned: Owned }
+  /** `replace`: the newest tasks, replacing the list; else the rows that changed, merged by id. */
+  | { kind: "tasks"; tasks: TaskRow[]; owned: Owned; replace?: boolean }
   | { kind: "end"; end: FeedEnd };
 
 /** A live stream from the journal; `close` ends it (the stream then ends with `unsubscribed`). */
@@ -54,14 +55,14 @@ function subscription(id: number): Subscription {
   };
 }
 
-/** The task list now and whenever it changes. */
+/** The newest tasks now, then the rows that change (`replace` false: merge them by id). */
 export async function subscribeTasks(handlers: {
-  onTasks: (tasks: TaskRow[], owned: Owned) => void;
+  onTasks: (tasks: TaskRow[], owned: Owned, replace: boolean) => void;
   onEnd?: (end: FeedEnd) => void;
 }): Promise<Subscription> {
   const channel = new Channel<TaskListFeed>();
   channel.onmessage = (msg) => {
-    if (msg.kind === "tasks") handlers.onTasks(msg.tasks, msg.owned ?? {});
+    if (msg.kind === "tasks") handlers.onTasks(msg.tasks, msg.owned ?? {}, msg.replace ?? true);
     else handlers.onEnd?.(msg.end);
   };
   return subscription(await call<number>("subscribe_tasks", { channel }));

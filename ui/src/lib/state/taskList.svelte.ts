@@ -31,6 +31,21 @@ export class TaskList {
     if (!this.chosen && tasks.length > 0) this.selectedId = tasks[0].id;
   }
 
+  /** Rows that changed (new ones included): each replaces the row of its id; newest first. */
+  merge(changed: TaskRow[], owned: Owned = {}) {
+    if (changed.length > 0) {
+      const byId = new Map(this.tasks.map((t) => [t.id, t]));
+      for (const t of changed) byId.set(t.id, t);
+      this.tasks = [...byId.values()].sort((a, b) =>
+        a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1,
+      );
+    }
+    this.owned = owned;
+    this.loaded = true;
+    this.error = null;
+    if (!this.chosen && this.tasks.length > 0) this.selectedId = this.tasks[0].id;
+  }
+
   /** The user picked a task: keep it selected while new tasks arrive. */
   choose(id: string) {
     this.selectedId = id;

@@ -19,6 +19,21 @@ describe("TaskList", () => {
   });
 });
 
+describe("TaskList, following changed rows", () => {
+  it("merges changed and new rows by id, newest first, without dropping the others", () => {
+    const at = (id: string, created: string, status: TaskRow["status"] = "running") =>
+      taskRow({ id, prompt: id, status, created_at: created });
+    const list = new TaskList();
+    list.replace([at("b", "2026-11-30T02:00:00.000Z"), at("a", "2026-11-30T01:00:00.000Z")]);
+    list.merge([at("a", "2026-11-30T01:00:00.000Z", "completed"), at("c", "2026-11-30T03:00:00.000Z")]);
+    expect(list.tasks.map((t) => t.id)).toEqual(["c", "b", "a"]);
+    expect(list.tasks.find((t) => t.id === "a")?.status).toBe("completed");
+    list.merge([], { c: 1 });
+    expect(list.owned).toEqual({ c: 1 });
+    expect(list.tasks).toHaveLength(3);
+  });
+});
+
 describe("TaskList, for the tasks the app runs", () => {
   it("counts the tasks waiting for approval and lists recent repositories once, newest first", () => {
     const list = new TaskList();
