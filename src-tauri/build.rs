@@ -51,6 +51,7 @@ fn main() {
         "rerun_checks",
         "review_checks",
         "review_run_checks",
+        "fork_task",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

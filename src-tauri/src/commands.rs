@@ -87,6 +87,17 @@ pub async fn start_task(
     runner.engine()?.start(request).await
 }
 
+/// A new task from a checkpoint of an earlier one (History, the checkpoint panel).
+#[tauri::command]
+pub async fn fork_task(
+    runner: State<'_, Runner>,
+    task_id: TaskId,
+    checkpoint: u32,
+    prompt: String,
+) -> Result<TaskId, IpcError> {
+    runner.engine()?.fork(&task_id, checkpoint, prompt).await
+}
+
 /// The New task form picked a repository (or another base): prepare a worktree for it now.
 #[tauri::command]
 pub async fn prepare_worktree(

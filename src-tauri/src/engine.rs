@@ -133,6 +133,50 @@ impl Engine {
         Ok(self.follow(handle))
     }
 
+    /// A new task from checkpoint `checkpoint` of `task` (0: its base) with `prompt`, on the
+    /// model the task used; it runs in the app like any task.
+    pub async fn fork(
+        self: &Arc<Self>,
+        task: &TaskId,
+        checkpoint: u32,
+        prompt: String,
+    ) -> Result<TaskId, IpcError> {
+        let row = self.store.task(task)?;
+        let started = self
+            .store
+            .events(&row.id, 0, 1)?
+            .into_iter()
+            .find_map(|e| match e.msg {
+                bosun_protocol::EventMsg::TaskStarted(t) => Some(t),
+                _ => None,
+            })
+            .ok_or_else(|| bad_request(format!("task {} has no start in the journal", row.id)))?;
+        let req = LaunchRequest {
+            repo: row.repo.clone(),
+            prompt,
+            base: None,
+            provider: ProviderChoice::Inline {
+                api: started.api.clone(),
+                base_url: Some(started.base_url.clone()).filter(|u| !u.is_empty()),
+                model: started.model.clone(),
+                api_key_env: started.api_key_env.clone(),
+            },
+            mode: started.mode.as_deref().and_then(|m| m.parse().ok()),
+            max_steps: None,
+            max_cost_usd: started.max_cost_usd,
+            checks: None,
+        };
+        let mut spec = self.spec(req)?;
+        spec.fork = Some(bosun_protocol::ForkedFrom {
+            task: row.id.clone(),
+            checkpoint,
+        });
+        let handle = bosun_core::start_task(spec, Arc::clone(&self.store))
+            .await
+            .map_err(|e| IpcError::new(e.code(), e.to_string()))?;
+        Ok(self.follow(handle))
+    }
+
     /// The New task form picked `repo` (and `base`): prepare a worktree for its task now.
     pub async fn prepare_worktree(&self, repo: &str, base: Option<&str>) -> Result<(), IpcError> {
         self.preparation.prepare(&self.home, repo, base).await

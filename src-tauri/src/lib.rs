@@ -135,6 +135,7 @@ pub fn run() -> Result<(), tauri::Error> {
             checks::rerun_checks,
             checks::review_checks,
             checks::review_run_checks,
+            commands::fork_task,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {
