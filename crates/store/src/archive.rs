@@ -343,3 +343,132 @@ impl Store {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NewTask;
+    use bosun_protocol::{EventMsg, Warning};
+    use pretty_assertions::assert_eq;
+
+    fn journal_with_a_task(dir: &std::path::Path, name: &str) -> (Store, TaskId) {
+        let store = Store::open(&dir.join(name)).unwrap();
+        let id = TaskId::from("01task");
+        store
+            .create_task(&NewTask {
+                id: id.clone(),
+                repo: "/repo".into(),
+                prompt: "do it".into(),
+                base_commit: "0".repeat(40),
+                branch: "bosun/01task".into(),
+                worktree: "/wt".into(),
+                provider: "p".into(),
+                model: "m".into(),
+                created_at: "2026-01-01T00:00:00.000Z".into(),
+                owner_pid: 1,
+                owner_started: None,
+                max_steps: 7,
+                max_cost_usd: Some(1.5),
+            })
+            .unwrap();
+        for n in 1..=3 {
+            store
+                .append_next(
+                    &id,
+                    format!("2026-01-01T00:00:0{n}.000Z"),
+                    EventMsg::Warning(Warning {
+                        code: "w".into(),
+                        message: format!("warning {n}"),
+                    }),
+                )
+                .unwrap();
+        }
+        (store, id)
+    }
+
+    #[test]
+    fn an_import_that_fails_midway_writes_nothing_and_a_whole_one_is_identical_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, id) = journal_with_a_task(dir.path(), "from.db");
+        let row = from.task(&id).unwrap();
+        let events = from.events(&id, 0, 100).unwrap();
+        let marks = TaskMarks::default();
+        let task = ImportTask {
+            row: &row,
+            limits: from.task_limits(&id).unwrap(),
+            marks: &marks,
+        };
+        let to = Store::open(&dir.path().join("to.db")).unwrap();
+
+        let broken = events
+            .iter()
+            .take(2)
+            .cloned()
+            .map(Ok)
+            .chain([Err("line 4 is broken")]);
+        assert_eq!(
+            to.import_task(&task, broken).unwrap(),
+            Err("line 4 is broken")
+        );
+        assert!(matches!(to.task(&id), Err(StoreError::NotFound { .. })));
+
+        let whole = events.iter().cloned().map(Ok::<_, ()>);
+        assert_eq!(
+            to.import_task(&task, whole.clone()).unwrap(),
+            Ok(Imported::Created)
+        );
+        assert_eq!(to.task(&id).unwrap(), row);
+        assert_eq!(to.events(&id, 0, 100).unwrap(), events);
+        assert_eq!(to.task_limits(&id).unwrap(), task.limits);
+        assert_eq!(
+            to.import_task(&task, whole).unwrap(),
+            Ok(Imported::Identical)
+        );
+        let fewer = events.iter().take(2).cloned().map(Ok::<_, ()>);
+        assert_eq!(
+            to.import_task(&task, fewer).unwrap(),
+            Ok(Imported::Conflict)
+        );
+    }
+
+    #[test]
+    fn removing_a_transcript_keeps_the_row_and_is_refused_while_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, id) = journal_with_a_task(dir.path(), "j.db");
+        // Still `running`, owned by pid 1 (alive): refused.
+        assert!(matches!(
+            store.remove_transcript(&id, "delete", "deleted"),
+            Err(StoreError::Running { .. })
+        ));
+        store
+            .conn()
+            .execute(
+                "UPDATE tasks SET status = 'completed', finished_at = '2026-01-02T00:00:00.000Z'",
+                [],
+            )
+            .unwrap();
+        assert_eq!(
+            store.tasks_finished_before("2026-01-03").unwrap(),
+            vec![id.clone()]
+        );
+        assert_eq!(store.remove_transcript(&id, "retention", "old").unwrap(), 3);
+        assert!(store.events(&id, 0, 10).unwrap().is_empty());
+        assert_eq!(store.task(&id).unwrap().last_seq, 3);
+        let removed = store.task_marks(&id).unwrap().transcript_removed.unwrap();
+        assert_eq!(
+            (removed.by.as_str(), removed.reason.as_str()),
+            ("retention", "old")
+        );
+        assert!(
+            store
+                .tasks_finished_before("2026-01-03")
+                .unwrap()
+                .is_empty()
+        );
+        assert!(store.set_archived(&id, true).unwrap());
+        assert!(!store.set_archived(&id, true).unwrap());
+        assert!(store.task_marks(&id).unwrap().archived_at.is_some());
+        assert!(store.set_archived(&id, false).unwrap());
+        assert!(store.all_task_marks().unwrap()[&id].archived_at.is_none());
+    }
+}
