@@ -346,6 +346,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::NewTask;
     use bosun_protocol::{EventMsg, Warning};
