@@ -415,3 +415,48 @@ fn retention_removes_old_transcripts_and_keeps_their_cost_rows() {
     );
     assert!(!refs(&env, &recent).is_empty());
 }
+
+#[test]
+fn markdown_shows_each_round_of_checks_with_its_failures_and_a_failing_command() {
+    let mut env = Env::new();
+    env.repo = bosun_testkit::checks_fixtures::python_calc_repo(env.dir.path()).unwrap();
+    let broken = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
+    let fixed = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "c1",
+            "run_command",
+            json!({"command": "exit 3"}),
+        )]),
+        tools(vec![call(
+            "w1",
+            "write_file",
+            json!({"path": "calc.py", "content": broken}),
+        )]),
+        text("Done: add is implemented."),
+        tools(vec![call(
+            "w2",
+            "write_file",
+            json!({"path": "calc.py", "content": fixed}),
+        )]),
+        text("Fixed add."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "implement add", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let task = run.task_id();
+    let file = env.dir.path().join("task.md");
+    ok(&env, &["export", &task, "--markdown", path_str(&file)]);
+    let md = std::fs::read_to_string(&file).unwrap();
+    println!("{md}");
+    assert!(md.contains("| Checks | passed |"), "{md}");
+    assert!(md.contains("· error, exit 3 ·"), "{md}");
+    assert!(
+        md.contains("### Checks\n\n- **test** (on the base commit): passed\n- **test** (related tests): failed — 1 test failed"),
+        "{md}"
+    );
+    assert_eq!(md.matches("### Checks").count(), 2, "{md}");
+    assert!(md.contains("#### Checkpoint 2 · 1 file: `calc.py`"), "{md}");
+    assert!(md.contains("-    return a - b\n+    return a + b"), "{md}");
+    assert!(md.contains("## Result: completed"), "{md}");
+}

@@ -4,8 +4,8 @@
 
 use crate::CoreError;
 use bosun_protocol::{
-    ApprovalDecision, CallId, CheckFinished, Event, EventMsg, FileStatus, LineKind, PlanStatus,
-    ReviewEvent, ReviewFile, TaskId, ToolCallStatus,
+    ApprovalDecision, CallId, CheckFinished, CheckScope, Event, EventMsg, FileStatus, LineKind,
+    PlanStatus, ReviewEvent, ReviewFile, TaskId, ToolCallStatus,
 };
 use bosun_store::{Store, TaskRow};
 use bosun_workspace::{DiffPoint, TaskHistory};
@@ -126,6 +126,17 @@ impl<'a> Doc<'a> {
     }
 
     fn event(&mut self, ev: &Event) {
+        if !matches!(
+            ev.msg,
+            EventMsg::CheckFinished(_)
+                | EventMsg::CheckStarted(_)
+                | EventMsg::CheckOutputDelta(_)
+                | EventMsg::ChecksPlanned(_)
+                | EventMsg::Usage(_)
+        ) {
+            // Checks after anything else are a new round, under a heading of their own.
+            self.checks_heading = false;
+        }
         match &ev.msg {
             EventMsg::TaskStarted(t) => {
                 self.prompt_shown = true;
@@ -231,9 +242,15 @@ impl<'a> Doc<'a> {
             EventMsg::TaskFinished(f) => {
                 self.checks_heading = false;
                 let _ = writeln!(self.out, "\n## Result: {}\n", f.status.as_str());
-                // The summary is usually the last answer, shown just above.
-                if !f.summary.trim().is_empty() && f.summary.trim() != self.last_text {
-                    let _ = writeln!(self.out, "{}", f.summary.trim_end());
+                // The summary usually starts with the last answer, shown just above.
+                let summary = f.summary.trim();
+                let summary = summary
+                    .strip_prefix(self.last_text.as_str())
+                    .filter(|_| !self.last_text.is_empty())
+                    .unwrap_or(summary)
+                    .trim();
+                if !summary.is_empty() {
+                    let _ = writeln!(self.out, "{summary}");
                 }
                 if !f.checks.is_empty() {
                     self.out.push('\n');
@@ -338,14 +355,24 @@ impl<'a> Doc<'a> {
     }
 
     fn check(&mut self, c: &CheckFinished) {
-        let _ = writeln!(
+        let scope = match c.scope {
+            CheckScope::Related => " (related tests)",
+            CheckScope::Full => "",
+            CheckScope::Base => " (on the base commit)",
+            CheckScope::Accepted => " (on the accepted changes)",
+            CheckScope::Edit => " (after an edit)",
+        };
+        let status = serde_tag(&c.status).replace('_', " ");
+        let _ = write!(
             self.out,
-            "- **{}**: {}{} — {}",
+            "- **{}**{scope}: {status}{}",
             inline(&c.name),
-            serde_tag(&c.status),
             if c.required { "" } else { " (optional)" },
-            inline(&c.summary)
         );
+        if c.summary.trim() != status {
+            let _ = write!(self.out, " — {}", inline(&c.summary));
+        }
+        self.out.push('\n');
         for f in c.failures.iter().take(20) {
             let place = match (&f.path, f.line) {
                 (Some(p), Some(l)) => format!("`{}:{l}` ", cell(p)),
