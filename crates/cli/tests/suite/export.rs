@@ -460,3 +460,39 @@ fn markdown_shows_each_round_of_checks_with_its_failures_and_a_failing_command()
     assert!(md.contains("-    return a - b\n+    return a + b"), "{md}");
     assert!(md.contains("## Result: completed"), "{md}");
 }
+
+#[test]
+fn markdown_shows_an_approval_and_its_answer() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "t1",
+            "run_command",
+            json!({"command": "touch one.txt"}),
+        )]),
+        text("Touched it."),
+    ])
+    .unwrap();
+    let run = run_answering(
+        &env,
+        &server,
+        "touch a file",
+        &[],
+        |req| json!({"approval_id": req.approval_id, "decision": "deny", "note": "not today"}),
+    );
+    // Denied, it changed nothing: answered.
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    let task = run.task_id();
+    let file = env.dir.path().join("task.md");
+    ok(&env, &["export", &task, "--markdown", path_str(&file)]);
+    let md = std::fs::read_to_string(&file).unwrap();
+    println!("{md}");
+    let asked = md
+        .find("**Approval asked** for `run_command`: ")
+        .expect(&md);
+    let answered = md
+        .find("**Answer:** denied by cli --json — “not today”")
+        .expect(&md);
+    assert!(asked < answered, "{md}");
+    assert!(md.contains("· denied ·"), "{md}");
+}

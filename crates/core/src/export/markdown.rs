@@ -326,6 +326,15 @@ impl<'a> Doc<'a> {
             .map(|c| format!(", exit {c}"))
             .unwrap_or_default();
         let lines: Vec<&str> = e.output.lines().collect();
+        if lines.is_empty() {
+            let _ = writeln!(
+                self.out,
+                "\n*No output · {status}{exit} · {} ms.*",
+                e.duration_ms
+            );
+            self.tool_error(e);
+            return;
+        }
         let _ = write!(
             self.out,
             "\n<details><summary>output ({} line{}) · {status}{exit} · {} ms</summary>\n\n",
@@ -349,6 +358,11 @@ impl<'a> Doc<'a> {
         }
         self.out.push_str(&fenced("text", &shown));
         self.out.push_str("\n</details>\n");
+        self.tool_error(e);
+    }
+
+    /// The tool's error, unless its output says it already.
+    fn tool_error(&mut self, e: &bosun_protocol::ToolCallEnd) {
         if let Some(err) = e.error.as_deref().filter(|err| !e.output.contains(*err)) {
             let _ = writeln!(self.out, "\n> **Tool error:** {}", inline(err));
         }
