@@ -43,6 +43,9 @@ enum Command {
         /// completed, answered, failed, checks_failed, budget_exceeded, max_steps, interrupted
         #[arg(long, value_delimiter = ',')]
         status: Vec<String>,
+        /// List the archived tasks instead
+        #[arg(long)]
+        archived: bool,
     },
     /// Show a task's transcript and events
     Show {
@@ -151,12 +154,20 @@ enum Command {
         #[arg(long)]
         onto: Option<String>,
     },
-    /// Write the accepted changes as a patch file (`git apply` takes it on the base)
-    Export {
+    /// Export a task in exactly one format (--patch: the accepted changes for `git apply`;
+    /// --markdown: a readable transcript with diffs; --json: its events), or the whole journal
+    /// with --all --jsonl
+    Export(commands::export::ExportArgs),
+    /// Read a `bosun export --all --jsonl` file into this journal (tasks already here are kept)
+    ImportJournal { file: PathBuf },
+    /// Hide a task from `bosun tasks` (everything is kept); --undo shows it again
+    Archive {
         task: String,
         #[arg(long)]
-        patch: PathBuf,
+        undo: bool,
     },
+    /// Delete a task's transcript, checkpoints and worktree; its cost rows stay
+    Delete { task: String },
     /// Remove a task's worktree and branch (its history stays unless --delete-history)
     Discard {
         task: String,
@@ -191,7 +202,11 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Continue { args, prompt } => commands::run::continue_or_resume(args, Some(prompt)),
         Command::Resume(args) => commands::run::continue_or_resume(args, None),
-        Command::Tasks { json, status } => commands::inspect::tasks(json, &status),
+        Command::Tasks {
+            json,
+            status,
+            archived,
+        } => commands::inspect::tasks(json, &status, archived),
         Command::Show { task, json } => commands::inspect::show(&task, json),
         Command::Checkpoints { task, json } => commands::inspect::checkpoints(&task, json),
         Command::Checks(args) => commands::checks::checks(args),
@@ -225,7 +240,10 @@ fn main() -> ExitCode {
             override_checks,
         } => commands::review::merge(&task, into, per_step, message, override_checks),
         Command::Rebase { task, onto } => commands::review::rebase(&task, onto.as_deref()),
-        Command::Export { task, patch } => commands::review::export(&task, &patch),
+        Command::Export(args) => commands::export::export(&args),
+        Command::ImportJournal { file } => commands::export::import_journal(&file),
+        Command::Archive { task, undo } => commands::export::archive(&task, undo),
+        Command::Delete { task } => commands::export::delete(&task),
         Command::Discard {
             task,
             delete_history,

@@ -49,6 +49,20 @@ pub struct BosunConfig {
     /// Settings per repository, keyed by its path as `task_started.repo` shows it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repos: BTreeMap<String, crate::repo_settings::RepoSettings>,
+    /// How long transcripts are kept (`[history] retention_days = N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistorySettings>,
+}
+
+/// `[history]`: what the journal keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistorySettings {
+    /// Tasks finished more than this many days ago lose their transcript (events), their
+    /// checkpoints (`refs/bosun/<id>/*`) and their worktree; their row and cost rows stay. None
+    /// (the default): kept forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]

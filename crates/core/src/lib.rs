@@ -15,6 +15,7 @@ mod dispatch;
 mod egress;
 mod emitter;
 mod error;
+pub mod export;
 pub mod fork;
 mod guard;
 mod policy_files;
@@ -28,7 +29,7 @@ mod task;
 mod turn;
 
 pub use budget::Budget;
-pub use config::{BosunConfig, ProviderEntry, ProviderLimits};
+pub use config::{BosunConfig, HistorySettings, ProviderEntry, ProviderLimits};
 pub use emitter::Emitter;
 pub use error::CoreError;
 pub use policy_files::PolicyFiles;

@@ -13,6 +13,7 @@
 //! are written in one transaction, so a `kill -9` at any moment leaves a journal whose task rows
 //! agree with their events, and whose events are numbered 1, 2, 3… without gaps.
 
+mod archive;
 mod checkpoints;
 mod costs;
 mod error;
@@ -22,6 +23,7 @@ mod migrations;
 mod tasks;
 mod usage;
 
+pub use archive::{ImportTask, Imported, TaskLimits, TaskMarks, TranscriptRemoved};
 pub use checkpoints::CheckpointRow;
 pub use costs::{CostGroup, CostRow};
 pub use error::StoreError;

@@ -95,6 +95,18 @@ const STEPS: &[&str] = &[
         ORDER BY e.seq DESC LIMIT 1
     );
     "#,
+    // 3 (issue 12's step 4: renumber after the full-text index's step when merging): tasks
+    // archived out of the lists, and tasks whose transcript was removed (`bosun delete`, the
+    // retention setting) while their row and usage rows stay.
+    r#"
+    CREATE TABLE task_marks (
+        task_id                   TEXT PRIMARY KEY NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        archived_at               TEXT,
+        transcript_removed_at     TEXT,
+        transcript_removed_by     TEXT,
+        transcript_removed_reason TEXT
+    ) STRICT;
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

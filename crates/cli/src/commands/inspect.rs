@@ -39,18 +39,36 @@ fn parse_statuses(given: &[String]) -> anyhow::Result<Vec<TaskStatus>> {
         .collect()
 }
 
-pub fn tasks(json: bool, statuses: &[String]) -> anyhow::Result<ExitCode> {
+pub fn tasks(json: bool, statuses: &[String], archived: bool) -> anyhow::Result<ExitCode> {
     let wanted = parse_statuses(statuses)?;
-    let store = open_store()?;
+    let store = std::sync::Arc::new(open_store()?);
     store.reconcile_interrupted()?;
+    let retention = bosun_core::export::apply_retention(&crate::home(), &store)?;
+    for (id, why) in &retention.failed {
+        eprintln!("bosun: the retention setting left task {id} as it was: {why}");
+    }
     let mut tasks = store.tasks()?;
     if !wanted.is_empty() {
         tasks.retain(|t| wanted.contains(&t.status));
     }
+    // Deleted tasks keep their row (for cost totals) but are not listed; archived ones only
+    // with --archived.
+    let marks = store.all_task_marks()?;
+    tasks.retain(|t| {
+        let m = marks.get(&t.id);
+        let deleted = m
+            .and_then(|m| m.transcript_removed.as_ref())
+            .is_some_and(|r| r.by == "delete");
+        !deleted && m.is_some_and(|m| m.archived_at.is_some()) == archived
+    });
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &tasks)?;
         writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if tasks.is_empty() && archived {
+        writeln!(out, "no archived tasks: `bosun archive TASK` archives one")?;
         return Ok(ExitCode::SUCCESS);
     }
     if tasks.is_empty() {
@@ -107,6 +125,9 @@ pub fn show(task: &str, json: bool) -> anyhow::Result<ExitCode> {
             row.output_tokens,
             cost_text(&row)
         )?;
+        if let Some(removed) = store.task_marks(&row.id)?.transcript_removed {
+            writeln!(out, "{}", removed.reason)?;
+        }
     }
     loop {
         let events = store.events(&row.id, after, 1000)?;

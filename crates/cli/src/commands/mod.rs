@@ -2,6 +2,7 @@ pub mod approve;
 pub mod bench;
 pub mod checks;
 pub mod diff;
+pub mod export;
 pub mod inspect;
 pub mod policy;
 pub mod review;

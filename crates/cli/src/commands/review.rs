@@ -1,13 +1,13 @@
-//! `bosun review|accept|reject|unmark|undo|comment|merge|rebase|export|discard`: reviewing a
-//! task's changes from the terminal, the same operations as the app's review screen.
+//! `bosun review|accept|reject|unmark|undo|comment|merge|rebase|discard`: reviewing a task's
+//! changes from the terminal, the same operations as the app's review screen (`bosun export
+//! --patch` is in [`super::export`]).
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use bosun_core::review::{Reviewer, Selector, Verdict};
 use bosun_protocol::{
     DiffLine, FileReviewState, FileStatus, HunkState, LineKind, MergeMode, MergeRequest, Review,
 };
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -335,15 +335,6 @@ pub fn rebase(task: &str, onto: Option<&str>) -> anyhow::Result<ExitCode> {
             rebased.conflicts.join(", ")
         );
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-pub fn export(task: &str, patch: &Path) -> anyhow::Result<ExitCode> {
-    let r = reviewer(task)?;
-    let bytes = r
-        .export(patch)
-        .with_context(|| format!("while exporting task {task}"))?;
-    println!("wrote {} ({bytes} bytes)", patch.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,6 +3,7 @@ mod bad_input;
 mod bench;
 mod checks;
 mod containment;
+mod export;
 mod fork;
 mod git_escape;
 mod inspect;
