@@ -16,8 +16,16 @@ export class TaskList {
   composing = $state(false);
   /** True while Settings is open (choosing a task closes it). */
   settingsOpen = $state(false);
+  /** True while the History view is open (choosing a task closes it). */
+  historyOpen = $state(false);
+  /** The event to show when the chosen task opens (from a history search), or null. */
+  focusSeq: number | null = $state(null);
+  /** The row of a task opened from the history, shown until the live list carries it. */
+  opened: TaskRow | null = $state.raw(null);
 
-  readonly selected = $derived(this.tasks.find((t) => t.id === this.selectedId) ?? null);
+  readonly selected = $derived(
+    this.tasks.find((t) => t.id === this.selectedId) ?? (this.opened?.id === this.selectedId ? this.opened : null),
+  );
   /** How many tasks wait for an approval. */
   readonly waitingTasks = $derived(Object.values(this.owned).filter((n) => n > 0).length);
   /** Repositories of past tasks, most recent first, each once. */
@@ -46,10 +54,23 @@ export class TaskList {
     if (!this.chosen && this.tasks.length > 0) this.selectedId = this.tasks[0].id;
   }
 
-  /** The user picked a task: keep it selected while new tasks arrive. */
-  choose(id: string) {
+  /**
+   * The user picked a task: keep it selected while new tasks arrive. From the history, `row` is
+   * the task as found (it may not be in the live list) and `focusSeq` the event to show.
+   */
+  choose(id: string, focusSeq: number | null = null, row: TaskRow | null = null) {
     this.selectedId = id;
     this.chosen = true;
+    this.composing = false;
+    this.settingsOpen = false;
+    this.historyOpen = false;
+    this.focusSeq = focusSeq;
+    if (row) this.opened = row;
+  }
+
+  /** Opens the History view. */
+  openHistory() {
+    this.historyOpen = true;
     this.composing = false;
     this.settingsOpen = false;
   }

@@ -59,3 +59,21 @@ describe("TaskList, for the tasks the app runs", () => {
     expect(list.selectedId).toBe("t1");
   });
 });
+
+describe("TaskList, opened from the history", () => {
+  it("closes the history and opens the task at the event found, even one the live list does not carry", () => {
+    const list = new TaskList();
+    list.replace([row("a")]);
+    list.openHistory();
+    expect(list.historyOpen).toBe(true);
+    const old = { ...row("z"), status: "completed" as const };
+    list.choose("z", 42, old);
+    expect(list.historyOpen).toBe(false);
+    expect(list.selected?.id).toBe("z");
+    expect(list.focusSeq).toBe(42);
+    // Picking a task in the sidebar opens it at its end.
+    list.choose("a");
+    expect(list.focusSeq).toBeNull();
+    expect(list.selected?.id).toBe("a");
+  });
+});
