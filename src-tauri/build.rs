@@ -52,6 +52,9 @@ fn main() {
         "review_checks",
         "review_run_checks",
         "fork_task",
+        "export_task",
+        "archive_task",
+        "delete_task",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

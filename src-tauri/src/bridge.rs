@@ -54,6 +54,8 @@ struct ListSent {
     owned: Owned,
     /// The rows it was sent whose `updated_at` is `since`.
     boundary: Vec<TaskRow>,
+    /// The tasks left out (archived, deleted) when it was sent.
+    hidden: std::collections::HashSet<bosun_protocol::TaskId>,
 }
 
 /// The tasks a list subscriber gets first (the History view pages through the rest).
@@ -241,12 +243,16 @@ impl Bridge {
     /// tasks the app runs when they changed. False once the receiver is gone.
     fn serve_list(&self, f: &mut ListFollower, owned: &Owned) -> Result<bool, StoreError> {
         let count = self.store.task_count()?;
+        // Archived and deleted tasks are not listed; one archived (or back) makes a new list.
+        let hidden = self.store.hidden_tasks()?;
         let (mut tasks, replace) = match &f.sent {
-            Some(sent) if count >= sent.count => {
+            Some(sent) if count >= sent.count && hidden == sent.hidden => {
                 (self.store.tasks_updated_since(&sent.since)?, false)
             }
-            _ => (self.store.recent_tasks(LIST_PAGE)?, true),
+            _ => (self.store.recent_tasks(LIST_PAGE + hidden.len())?, true),
         };
+        tasks.retain(|t| !hidden.contains(&t.id));
+        tasks.truncate(LIST_PAGE);
         if let (false, Some(sent)) = (replace, &f.sent) {
             // Rows changed at the very instant of the last message come again (`>=`: two
             // changes can share a millisecond); those it already has are not news.
@@ -289,6 +295,7 @@ impl Bridge {
             count,
             owned: owned.clone(),
             boundary,
+            hidden,
         });
         Ok(true)
     }

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod engine;
 pub mod error;
 pub mod feed;
+pub mod history;
 pub mod notify;
 pub mod prepare;
 pub mod probe;
@@ -136,6 +137,9 @@ pub fn run() -> Result<(), tauri::Error> {
             checks::review_checks,
             checks::review_run_checks,
             commands::fork_task,
+            history::export_task,
+            history::archive_task,
+            history::delete_task,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

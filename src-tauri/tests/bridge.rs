@@ -330,6 +330,37 @@ fn after_the_first_page_only_the_rows_that_changed_go_out() {
 }
 
 #[test]
+fn an_archived_task_leaves_the_list_and_comes_back_when_unarchived() {
+    let j = journal();
+    let a = j.create("a");
+    let _b = j.create("b");
+    let inbox: Inbox<TaskListFeed> = Inbox::default();
+    j.bridge.follow_tasks(Box::new(inbox.clone())).unwrap();
+    inbox.take();
+    let listed = |msgs: Vec<TaskListFeed>| -> Vec<(bool, Vec<String>)> {
+        msgs.into_iter()
+            .filter_map(|m| match m {
+                TaskListFeed::Tasks { tasks, replace, .. } => {
+                    Some((replace, tasks.into_iter().map(|t| t.id.0).collect()))
+                }
+                TaskListFeed::End { .. } => None,
+            })
+            .collect()
+    };
+    j.writer.set_archived(&a, true).unwrap();
+    j.bridge.tick().unwrap();
+    assert_eq!(listed(inbox.take()), vec![(true, vec!["b".to_string()])]);
+    j.writer.set_archived(&a, false).unwrap();
+    j.bridge.tick().unwrap();
+    let back = listed(inbox.take());
+    assert_eq!(back.len(), 1);
+    assert!(
+        back[0].0 && back[0].1.contains(&"a".to_string()),
+        "{back:?}"
+    );
+}
+
+#[test]
 fn a_task_whose_process_died_ends_as_interrupted_for_its_subscribers() {
     let j = journal();
     let alive = j.create("alive");

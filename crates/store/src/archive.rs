@@ -118,6 +118,22 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The tasks the lists leave out: archived ones and deleted ones (whose rows stay for the
+    /// cost totals).
+    pub fn hidden_tasks(&self) -> Result<std::collections::HashSet<TaskId>, StoreError> {
+        Ok(self
+            .all_task_marks()?
+            .into_iter()
+            .filter(|(_, m)| {
+                m.archived_at.is_some()
+                    || m.transcript_removed
+                        .as_ref()
+                        .is_some_and(|r| r.by == "delete")
+            })
+            .map(|(id, _)| id)
+            .collect())
+    }
+
     /// The limits the task was started with.
     pub fn task_limits(&self, task: &TaskId) -> Result<TaskLimits, StoreError> {
         self.conn()
