@@ -1,6 +1,6 @@
 //! The `events` table: every event of every task, as its JSON, numbered 1, 2, 3… per task.
 
-use crate::{Store, StoreError, checkpoints, usage};
+use crate::{Store, StoreError, checkpoints, search, usage};
 use bosun_protocol::{Event, EventMsg, TaskId};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
@@ -8,7 +8,8 @@ impl Store {
     /// Appends one event and, in the same transaction, brings the task row up to date:
     /// `updated_at` and `last_seq` always; token totals, cost and `priced` (plus a usage row) on
     /// `usage`; a checkpoint row on `checkpoint_created`; `tool_calls` on `tool_call_begin`;
-    /// status, summary and `finished_at` on `task_finished`.
+    /// status, summary and `finished_at` on `task_finished`; the full-text index, `files_changed`
+    /// and `review_state` (see [`crate::search`]).
     ///
     /// The event's `seq` must be the task's `last_seq + 1`: anything else is refused
     /// ([`StoreError::SeqGap`], [`StoreError::DuplicateSeq`]) and nothing is written.
@@ -141,6 +142,7 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         "INSERT INTO events (task_id, seq, type, ts, json) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![task.as_str(), ev.seq, ev.msg.kind(), ev.ts, json])?;
+    let event_id = tx.last_insert_rowid();
 
     match &ev.msg {
         EventMsg::Usage(u) => usage::record(tx, ev, u)?,
@@ -166,6 +168,7 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         }
         _ => {}
     }
+    search::index_in(tx, event_id, ev)?;
     tx.prepare_cached("UPDATE tasks SET last_seq = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![task.as_str(), ev.seq, ev.ts])?;
     Ok(())

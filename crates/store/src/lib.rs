@@ -19,6 +19,7 @@ mod error;
 mod events;
 mod liveness;
 mod migrations;
+pub mod search;
 mod tasks;
 mod usage;
 
@@ -27,6 +28,9 @@ pub use costs::{CostGroup, CostRow};
 pub use error::StoreError;
 pub use liveness::process_start_time;
 pub use migrations::SCHEMA_VERSION;
+pub use search::{
+    FacetCount, Facets, HistoryHit, HistoryPage, HistoryQuery, REVIEW_STATES, SnippetPart, Sort,
+};
 pub use tasks::{NewTask, TaskRow};
 pub use usage::UsageRow;
 

@@ -95,6 +95,63 @@ const STEPS: &[&str] = &[
         ORDER BY e.seq DESC LIMIT 1
     );
     "#,
+    // 3: what the history view lists and searches. `review_state` (unreviewed | in_review |
+    // reviewed | merged | discarded) and `files_changed` (distinct paths over the checkpoints) on
+    // the task; `search`, an FTS5 table with one row per event that has text (rowid = the event's
+    // id), kept by `append_in` and emptied by a trigger when an event goes. Each row's text is its
+    // parts joined by newlines and cut at 16 384 characters (see `search::event_text`, which must
+    // agree with the backfill below). Tool output deltas are not indexed: `tool_call_end` carries
+    // the output as the model saw it.
+    r#"
+    ALTER TABLE tasks ADD COLUMN review_state TEXT NOT NULL DEFAULT 'unreviewed';
+    ALTER TABLE tasks ADD COLUMN files_changed INTEGER NOT NULL DEFAULT 0;
+
+    CREATE VIRTUAL TABLE search USING fts5(
+        text, task_id UNINDEXED, seq UNINDEXED, kind UNINDEXED,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER events_leave_search AFTER DELETE ON events BEGIN
+        DELETE FROM search WHERE rowid = old.id;
+    END;
+
+    INSERT INTO search (rowid, text, task_id, seq, kind)
+    SELECT id, text, task_id, seq, type FROM (
+        SELECT e.id, e.task_id, e.seq, e.type, substr(CASE e.type
+            WHEN 'user_message' THEN json_extract(e.json, '$.text')
+            WHEN 'assistant_message' THEN json_extract(e.json, '$.text')
+            WHEN 'tool_call_begin' THEN concat_ws(char(10), json_extract(e.json, '$.tool'),
+                (SELECT group_concat(a.value, char(10)) FROM json_tree(e.json, '$.args') a
+                 WHERE a.type = 'text'))
+            WHEN 'tool_call_end' THEN concat_ws(char(10), json_extract(e.json, '$.output'),
+                json_extract(e.json, '$.error'))
+            WHEN 'checkpoint_created' THEN
+                (SELECT group_concat(f.value, char(10)) FROM json_each(e.json, '$.files') f)
+            WHEN 'error' THEN json_extract(e.json, '$.message')
+            WHEN 'review' THEN json_extract(e.json, '$.comment.body')
+            WHEN 'check_finished' THEN concat_ws(char(10), json_extract(e.json, '$.name'),
+                json_extract(e.json, '$.summary'),
+                (SELECT group_concat(json_extract(f.value, '$.message'), char(10))
+                 FROM json_each(e.json, '$.failures') f))
+            WHEN 'task_finished' THEN json_extract(e.json, '$.summary')
+        END, 1, 16384) AS text
+        FROM events e
+    ) WHERE text IS NOT NULL AND text != '';
+
+    UPDATE tasks SET files_changed = (
+        SELECT count(DISTINCT f.value) FROM checkpoints c, json_each(c.files) f
+        WHERE c.task_id = tasks.id
+    );
+    UPDATE tasks SET review_state = coalesce((
+        SELECT CASE
+            WHEN EXISTS (SELECT 1 FROM events m WHERE m.task_id = tasks.id AND m.type = 'review'
+                         AND json_extract(m.json, '$.action') = 'merge') THEN 'merged'
+            WHEN json_extract(e.json, '$.action') = 'remove_worktree' THEN 'discarded'
+            ELSE 'in_review'
+        END
+        FROM events e WHERE e.task_id = tasks.id AND e.type = 'review'
+        ORDER BY e.seq DESC LIMIT 1
+    ), 'unreviewed');
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.
