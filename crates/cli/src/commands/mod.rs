@@ -2,6 +2,7 @@ pub mod approve;
 pub mod bench;
 pub mod checks;
 pub mod diff;
+pub mod history;
 pub mod inspect;
 pub mod policy;
 pub mod review;

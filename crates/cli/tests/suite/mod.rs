@@ -4,6 +4,7 @@ mod bench;
 mod checks;
 mod containment;
 mod git_escape;
+mod history;
 mod inspect;
 mod journal;
 mod model_limits;
