@@ -22,6 +22,19 @@ impl Store {
         Ok(())
     }
 
+    /// Appends several events (of any tasks, each task's in order) in one transaction: for
+    /// imports and generated journals. All or nothing.
+    pub fn append_events(&self, evs: &[Event]) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for ev in evs {
+            append_in(&tx, ev)?;
+        }
+        tx.commit()?;
+        self.after_append(&conn);
+        Ok(())
+    }
+
     /// Appends `msg` as the task's next event, its seq assigned under the write lock: for
     /// writers that do not own the task's stream (a finished task's checks, the review), so two
     /// of them never take the same seq.

@@ -144,7 +144,7 @@ impl Store {
 
     /// The connection. A panic while it was held cannot leave a transaction open (a dropped
     /// transaction rolls back), so a poisoned lock is safe to take over.
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -4,6 +4,8 @@
 //! Finding a word costs one pass over the index for the set of matching tasks (for the total and
 //! the facets), then one ranked lookup per task of the page for its best event and snippet.
 
+#[doc(hidden)]
+pub mod bench;
 mod query;
 
 pub use query::{HistoryQuery, Sort, local_now};
