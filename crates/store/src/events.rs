@@ -155,7 +155,6 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         "INSERT INTO events (task_id, seq, type, ts, json) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![task.as_str(), ev.seq, ev.msg.kind(), ev.ts, json])?;
-    let event_id = tx.last_insert_rowid();
 
     match &ev.msg {
         EventMsg::Usage(u) => usage::record(tx, ev, u)?,
@@ -181,7 +180,7 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         }
         _ => {}
     }
-    search::index_in(tx, event_id, ev)?;
+    search::index_in(tx, ev)?;
     tx.prepare_cached("UPDATE tasks SET last_seq = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![task.as_str(), ev.seq, ev.ts])?;
     Ok(())

@@ -135,8 +135,10 @@ impl Store {
         let conn = self.conn();
         let inserted = conn.execute(
             "INSERT INTO tasks (id, repo, prompt, status, created_at, updated_at, provider, model,
-                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd)
-             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd,
+                 number)
+             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                 (SELECT coalesce(max(number), 0) + 1 FROM tasks))
              ON CONFLICT (id) DO NOTHING",
             params![
                 t.id.as_str(),

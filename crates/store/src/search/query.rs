@@ -243,14 +243,14 @@ fn when(value: &str, now: OffsetDateTime, until: bool) -> Result<OffsetDateTime,
             "`{value}` is not a time; write a date (2026-11-30), an RFC 3339 time (2026-11-30T09:00:00Z) or an age (7d, 2w, 3m)"
         ))
     };
-    if let Some(unit) = value.chars().last().filter(|u| "dwm".contains(*u)) {
-        if let Ok(n) = value[..value.len() - 1].parse::<u32>() {
-            return match unit {
-                'd' => Ok(now - Duration::days(i64::from(n))),
-                'w' => Ok(now - Duration::weeks(i64::from(n))),
-                _ => months_before(now, n).ok_or_else(fail),
-            };
-        }
+    if let Some(unit) = value.chars().last().filter(|u| "dwm".contains(*u))
+        && let Ok(n) = value[..value.len() - 1].parse::<u32>()
+    {
+        return match unit {
+            'd' => Ok(now - Duration::days(i64::from(n))),
+            'w' => Ok(now - Duration::weeks(i64::from(n))),
+            _ => months_before(now, n).ok_or_else(fail),
+        };
     }
     let date_format = time::macros::format_description!("[year]-[month]-[day]");
     if let Ok(date) = time::Date::parse(value, date_format) {

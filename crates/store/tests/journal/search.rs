@@ -550,7 +550,8 @@ fn the_migration_indexes_an_existing_journal_as_appending_does() {
     assert!(live.0.len() > 15, "{live:?}");
     // Back to schema 2: the same events, no index, no new columns.
     conn.execute_batch(
-        "DROP TRIGGER events_leave_search; DROP TABLE search;
+        "DROP TRIGGER events_leave_search; DROP TRIGGER tasks_leave_search; DROP TABLE search;
+         DROP INDEX tasks_by_number; ALTER TABLE tasks DROP COLUMN number;
          ALTER TABLE tasks DROP COLUMN review_state; ALTER TABLE tasks DROP COLUMN files_changed;
          PRAGMA user_version = 2;",
     )
