@@ -310,9 +310,18 @@ pub fn run(tasks: usize, events: usize, dir: &Path, out: &mut dyn Write) -> Resu
     )?;
     let page: u64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
     let pages: u64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
+    // The index's tables: `search_content` holds a copy of the text (for snippets),
+    // `search_data` the inverted index, `search_docsize` the token counts.
     let fts_pages: Option<u64> = conn
         .query_row(
             "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search%'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    let content: Option<u64> = conn
+        .query_row(
+            "SELECT sum(pgsize) FROM dbstat WHERE name = 'search_content'",
             [],
             |r| r.get(0),
         )
@@ -333,6 +342,14 @@ pub fn run(tasks: usize, events: usize, dir: &Path, out: &mut dyn Write) -> Resu
                 mib(fts),
                 100.0 * fts as f64 / (total - fts).max(1) as f64
             );
+            if let Some(content) = content {
+                let _ = writeln!(
+                    out,
+                    "  of which the text copied for snippets: {:.1} MiB; the inverted index and sizes: {:.1} MiB",
+                    mib(content),
+                    mib(fts - content)
+                );
+            }
         }
         None => {
             let _ = writeln!(
