@@ -89,20 +89,20 @@ fn filter_tokens_narrow_the_tasks() {
             .map(|h| h["task"]["id"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(ids(&["telescope"]), [second.clone(), first.clone()]);
-    assert_eq!(ids(&["telescope", "status:completed"]), [first.clone()]);
+    assert_eq!(ids(&["telescope"]), [second.as_str(), first.as_str()]);
+    assert_eq!(ids(&["telescope", "status:completed"]), [first.as_str()]);
     assert_eq!(
         ids(&["model:mock", "since:1d"]),
-        [second.clone(), first.clone()]
+        [second.as_str(), first.as_str()]
     );
     assert_eq!(ids(&["until:1d"]), Vec::<String>::new());
-    assert_eq!(ids(&["file:notes.txt"]), [first.clone()]);
-    assert_eq!(ids(&["status:answered,failed"]), [second.clone()]);
+    assert_eq!(ids(&["file:notes.txt"]), [first.as_str()]);
+    assert_eq!(ids(&["status:answered,failed"]), [second.as_str()]);
     assert_eq!(
         ids(&["has:unreviewed", "repo:repo", "cost<1"]),
-        [second.clone(), first.clone()]
+        [second.as_str(), first.as_str()]
     );
-    assert_eq!(ids(&["--limit", "1", "--offset", "1"]), [first.clone()]);
+    assert_eq!(ids(&["--limit", "1", "--offset", "1"]), [first.as_str()]);
     let (ok, out, _) = env.text(&["history", "no_such_word_anywhere"]);
     assert!(ok);
     assert!(out.contains("no task matches"), "{out}");

@@ -562,3 +562,30 @@ fn the_migration_indexes_an_existing_journal_as_appending_does() {
     assert_eq!((dump(&conn), states(&conn)), live);
     assert_eq!(search(&store, "linker_failure"), ["a"]);
 }
+
+#[test]
+fn a_task_written_without_a_number_is_given_one_when_indexed() {
+    let (_dir, path, store) = journal();
+    journal_of_four(&store);
+    // As a writer that predates `tasks.number` (an import) would leave it.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "INSERT INTO tasks (id, repo, prompt, created_at, updated_at, provider, model, base_commit,
+             branch, worktree, owner_pid, max_steps)
+         VALUES ('e', '/src/app', 'p', '2026-11-30T11:00:00.000Z', '2026-11-30T11:00:00.000Z',
+             'x', 'm', 'b', 'bosun/e', '/w/e', 1, 5);",
+    )
+    .unwrap();
+    store
+        .append_event(&event("e", 1, message("imported walrus")))
+        .unwrap();
+    assert_eq!(search(&store, "walrus"), ["e"]);
+    let number: i64 = conn
+        .query_row("SELECT number FROM tasks WHERE id = 'e'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(number, 5);
+    // Deleting one event takes its row out of the index.
+    conn.execute("DELETE FROM events WHERE task_id = 'e' AND seq = 1", [])
+        .unwrap();
+    assert_eq!(search(&store, "walrus"), Vec::<String>::new());
+}
