@@ -7,7 +7,7 @@ import type { TaskRow } from "./TaskRow";
  */
 export type HistoryHit = { task: TaskRow, 
 /**
- * The best-matching event's seq: where to open the task.
+ * The first event holding the words: where to open the task.
  */
 seq: number | null, 
 /**
