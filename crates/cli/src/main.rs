@@ -180,6 +180,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search every task's events and filter the tasks: `bosun history cargo test status:failed since:7d`
+    History(commands::history::HistoryArgs),
     /// Policy tools
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
@@ -249,6 +251,7 @@ fn main() -> ExitCode {
             delete_history,
         } => commands::review::discard(&task, delete_history),
         Command::Worktrees { json } => commands::diff::worktrees(json),
+        Command::History(args) => commands::history::history(args),
         Command::Bench(b) => commands::bench::bench(b),
         Command::Policy(p) => commands::policy::policy(p),
     };

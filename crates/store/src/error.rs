@@ -75,6 +75,10 @@ pub enum StoreError {
         reason: String,
     },
 
+    /// A history search that cannot be understood; the message says what is accepted.
+    #[error("{0}")]
+    BadQuery(String),
+
     #[error("could not encode a journal record: {0} (a Bosun bug)")]
     Encode(#[from] serde_json::Error),
 

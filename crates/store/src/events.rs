@@ -1,6 +1,6 @@
 //! The `events` table: every event of every task, as its JSON, numbered 1, 2, 3… per task.
 
-use crate::{Store, StoreError, checkpoints, usage};
+use crate::{Store, StoreError, checkpoints, search, usage};
 use bosun_protocol::{Event, EventMsg, TaskId};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
@@ -8,7 +8,8 @@ impl Store {
     /// Appends one event and, in the same transaction, brings the task row up to date:
     /// `updated_at` and `last_seq` always; token totals, cost and `priced` (plus a usage row) on
     /// `usage`; a checkpoint row on `checkpoint_created`; `tool_calls` on `tool_call_begin`;
-    /// status, summary and `finished_at` on `task_finished`.
+    /// status, summary and `finished_at` on `task_finished`; the full-text index, `files_changed`
+    /// and `review_state` (see [`crate::search`]).
     ///
     /// The event's `seq` must be the task's `last_seq + 1`: anything else is refused
     /// ([`StoreError::SeqGap`], [`StoreError::DuplicateSeq`]) and nothing is written.
@@ -16,6 +17,19 @@ impl Store {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         append_in(&tx, ev)?;
+        tx.commit()?;
+        self.after_append(&conn);
+        Ok(())
+    }
+
+    /// Appends several events (of any tasks, each task's in order) in one transaction: for
+    /// imports and generated journals. All or nothing.
+    pub fn append_events(&self, evs: &[Event]) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for ev in evs {
+            append_in(&tx, ev)?;
+        }
         tx.commit()?;
         self.after_append(&conn);
         Ok(())
@@ -166,6 +180,7 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         }
         _ => {}
     }
+    search::index_in(tx, ev)?;
     tx.prepare_cached("UPDATE tasks SET last_seq = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![task.as_str(), ev.seq, ev.ts])?;
     Ok(())

@@ -20,6 +20,7 @@ mod error;
 mod events;
 mod liveness;
 mod migrations;
+pub mod search;
 mod tasks;
 mod usage;
 
@@ -29,6 +30,9 @@ pub use costs::{CostGroup, CostRow};
 pub use error::StoreError;
 pub use liveness::process_start_time;
 pub use migrations::SCHEMA_VERSION;
+pub use search::{
+    FacetCount, Facets, HistoryHit, HistoryPage, HistoryQuery, REVIEW_STATES, SnippetPart, Sort,
+};
 pub use tasks::{NewTask, TaskRow};
 pub use usage::UsageRow;
 
@@ -142,7 +146,7 @@ impl Store {
 
     /// The connection. A panic while it was held cannot leave a transaction open (a dropped
     /// transaction rolls back), so a poisoned lock is safe to take over.
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -95,8 +95,75 @@ const STEPS: &[&str] = &[
         ORDER BY e.seq DESC LIMIT 1
     );
     "#,
-    // 3 (issue 12's step 4: renumber after the full-text index's step when merging): tasks
-    // archived out of the lists, and tasks whose transcript was removed (`bosun delete`, the
+    // 3: what the history view lists and searches. `review_state` (unreviewed | in_review |
+    // reviewed | merged | discarded) and `files_changed` (distinct paths over the checkpoints) on
+    // the task; `number`, the task's stable number in this journal; `search`, an FTS5 table with
+    // one row per event that has text, whose rowid is `number << 24 | seq` (so a match names its
+    // task without a lookup, and a task's rows are one rowid range), kept by `append_in` and
+    // emptied by triggers when an event or a task goes. Each row's text is its parts joined by
+    // newlines and cut at 16 384 characters (see `search::event_text`, which must agree with the
+    // backfill below). Tool output deltas are not indexed: `tool_call_end` carries the output as
+    // the model saw it.
+    r#"
+    ALTER TABLE tasks ADD COLUMN review_state TEXT NOT NULL DEFAULT 'unreviewed';
+    ALTER TABLE tasks ADD COLUMN files_changed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tasks ADD COLUMN number INTEGER;
+    UPDATE tasks SET number = rowid;
+    CREATE UNIQUE INDEX tasks_by_number ON tasks(number);
+
+    CREATE VIRTUAL TABLE search USING fts5(
+        text, task_id UNINDEXED, seq UNINDEXED, kind UNINDEXED,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER events_leave_search AFTER DELETE ON events BEGIN
+        DELETE FROM search
+        WHERE rowid = (SELECT number FROM tasks WHERE id = old.task_id) * 16777216 + old.seq;
+    END;
+    CREATE TRIGGER tasks_leave_search AFTER DELETE ON tasks BEGIN
+        DELETE FROM search
+        WHERE rowid BETWEEN old.number * 16777216 AND old.number * 16777216 + 16777215;
+    END;
+
+    INSERT INTO search (rowid, text, task_id, seq, kind)
+    SELECT number * 16777216 + seq, text, task_id, seq, type FROM (
+        SELECT t.number, e.task_id, e.seq, e.type, substr(CASE e.type
+            WHEN 'user_message' THEN json_extract(e.json, '$.text')
+            WHEN 'assistant_message' THEN json_extract(e.json, '$.text')
+            WHEN 'tool_call_begin' THEN concat_ws(char(10), json_extract(e.json, '$.tool'),
+                (SELECT group_concat(a.value, char(10)) FROM json_tree(e.json, '$.args') a
+                 WHERE a.type = 'text'))
+            WHEN 'tool_call_end' THEN concat_ws(char(10), json_extract(e.json, '$.output'),
+                json_extract(e.json, '$.error'))
+            WHEN 'checkpoint_created' THEN
+                (SELECT group_concat(f.value, char(10)) FROM json_each(e.json, '$.files') f)
+            WHEN 'error' THEN json_extract(e.json, '$.message')
+            WHEN 'review' THEN json_extract(e.json, '$.comment.body')
+            WHEN 'check_finished' THEN concat_ws(char(10), json_extract(e.json, '$.name'),
+                json_extract(e.json, '$.summary'),
+                (SELECT group_concat(json_extract(f.value, '$.message'), char(10))
+                 FROM json_each(e.json, '$.failures') f))
+            WHEN 'task_finished' THEN json_extract(e.json, '$.summary')
+        END, 1, 16384) AS text
+        FROM events e JOIN tasks t ON t.id = e.task_id
+        WHERE e.seq < 16777216
+    ) WHERE text IS NOT NULL AND text != '';
+
+    UPDATE tasks SET files_changed = (
+        SELECT count(DISTINCT f.value) FROM checkpoints c, json_each(c.files) f
+        WHERE c.task_id = tasks.id
+    );
+    UPDATE tasks SET review_state = coalesce((
+        SELECT CASE
+            WHEN EXISTS (SELECT 1 FROM events m WHERE m.task_id = tasks.id AND m.type = 'review'
+                         AND json_extract(m.json, '$.action') = 'merge') THEN 'merged'
+            WHEN json_extract(e.json, '$.action') = 'remove_worktree' THEN 'discarded'
+            ELSE 'in_review'
+        END
+        FROM events e WHERE e.task_id = tasks.id AND e.type = 'review'
+        ORDER BY e.seq DESC LIMIT 1
+    ), 'unreviewed');
+    "#,
+    // 4: tasks archived out of the lists, and tasks whose transcript was removed (`bosun delete`, the
     // retention setting) while their row and usage rows stay.
     r#"
     CREATE TABLE task_marks (

@@ -67,13 +67,25 @@ pub struct TaskRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub checks: Option<String>,
+    /// `unreviewed`, `in_review` (a verdict or comment was given), `reviewed` (every hunk
+    /// decided), `merged` or `discarded` (the worktree was removed unmerged).
+    pub review_state: String,
+    /// Distinct paths over the task's checkpoints.
+    pub files_changed: u32,
 }
 
 const COLUMNS: &str = "id, repo, prompt, status, summary, created_at, updated_at, finished_at, \
     provider, model, base_commit, branch, worktree, input_tokens, output_tokens, \
-    cached_input_tokens, cache_write_tokens, cost_usd, priced, tool_calls, last_seq, owner_pid, checks";
+    cached_input_tokens, cache_write_tokens, cost_usd, priced, tool_calls, last_seq, owner_pid, checks, \
+    review_state, files_changed";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
+/// [`COLUMNS`] of the table aliased `t`.
+pub(crate) const COLUMNS_OF_T: &str = "t.id, t.repo, t.prompt, t.status, t.summary, t.created_at, \
+    t.updated_at, t.finished_at, t.provider, t.model, t.base_commit, t.branch, t.worktree, \
+    t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cache_write_tokens, t.cost_usd, \
+    t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed";
+
+pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
     let status: String = r.get("status")?;
     Ok(TaskRow {
         id: TaskId(r.get("id")?),
@@ -101,6 +113,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
         last_seq: r.get("last_seq")?,
         owner_pid: r.get("owner_pid")?,
         checks: r.get("checks")?,
+        review_state: r.get("review_state")?,
+        files_changed: r.get("files_changed")?,
     })
 }
 
@@ -121,8 +135,10 @@ impl Store {
         let conn = self.conn();
         let inserted = conn.execute(
             "INSERT INTO tasks (id, repo, prompt, status, created_at, updated_at, provider, model,
-                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd)
-             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd,
+                 number)
+             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                 (SELECT coalesce(max(number), 0) + 1 FROM tasks))
              ON CONFLICT (id) DO NOTHING",
             params![
                 t.id.as_str(),

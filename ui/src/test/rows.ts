@@ -25,6 +25,8 @@ export function taskRow(over: Partial<TaskRow> = {}): TaskRow {
     tool_calls: 0,
     last_seq: 0,
     owner_pid: 1,
+    review_state: "unreviewed",
+    files_changed: 0,
     ...over,
   };
 }

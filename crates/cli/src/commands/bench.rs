@@ -47,6 +47,17 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 50)]
         runs: usize,
     },
+    /// Time to the first page of history searches (a word, a rare word, a phrase, filters) in a
+    /// generated journal, and the journal's size with and without its full-text index
+    History {
+        #[arg(long, default_value_t = 10_000)]
+        tasks: usize,
+        #[arg(long, default_value_t = 1_000_000)]
+        events: usize,
+        /// Where to build (and reuse) the journal
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -74,6 +85,9 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Proxy { mb, connections } => tokio::runtime::Runtime::new()?.block_on(
             bosun_exec::sandbox::proxy::bench::run(mb, connections, &mut out),
         )?,
+        BenchCommand::History { tasks, events, dir } => {
+            bosun_store::search::bench::run(tasks, events, &dir, &mut out)?;
+        }
         BenchCommand::Guard { lines, runs } => bosun_syntax::bench::run(lines, runs, &mut out)?,
         BenchCommand::Review {
             files,

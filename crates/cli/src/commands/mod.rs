@@ -3,6 +3,7 @@ pub mod bench;
 pub mod checks;
 pub mod diff;
 pub mod export;
+pub mod history;
 pub mod inspect;
 pub mod policy;
 pub mod review;

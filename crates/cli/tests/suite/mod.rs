@@ -6,6 +6,7 @@ mod containment;
 mod export;
 mod fork;
 mod git_escape;
+mod history;
 mod inspect;
 mod journal;
 mod model_limits;

@@ -8,5 +8,6 @@ mod crash;
 mod events;
 mod reconcile;
 mod schema;
+mod search;
 mod support;
 mod tasks;

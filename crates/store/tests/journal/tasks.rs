@@ -35,6 +35,8 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
             last_seq: 0,
             owner_pid: std::process::id(),
             checks: None,
+            review_state: "unreviewed".into(),
+            files_changed: 0,
         }
     );
     assert_eq!(store.last_seq(&t.id).unwrap(), 0);

@@ -18,4 +18,13 @@ priced: boolean, tool_calls: number, last_seq: number, owner_pid: number,
  * The last checks' result: `passed` (every required check passed, or only failures the
  * base had too), `failed`, or none when no checks ran.
  */
-checks?: string, };
+checks?: string, 
+/**
+ * `unreviewed`, `in_review` (a verdict or comment was given), `reviewed` (every hunk
+ * decided), `merged` or `discarded` (the worktree was removed unmerged).
+ */
+review_state: string, 
+/**
+ * Distinct paths over the task's checkpoints.
+ */
+files_changed: number, };
