@@ -55,6 +55,7 @@ fn main() {
         "export_task",
         "archive_task",
         "delete_task",
+        "history_search",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -63,3 +63,32 @@ pub fn delete_task(runner: State<'_, Runner>, task_id: TaskId) -> Result<(), Ipc
     bosun_core::export::delete_task(&engine.home, &engine.store, task_id.as_str())?;
     Ok(())
 }
+
+/// One page of the tasks matching `query` (words and filter tokens as typed), sorted by
+/// `sort` (`date` | `cost` | `duration`). A token that does not parse: `bad_query`.
+#[tauri::command(async)]
+pub fn history_search(
+    runner: State<'_, Runner>,
+    query: String,
+    sort: String,
+    offset: u32,
+    limit: u32,
+) -> Result<bosun_store::HistoryPage, IpcError> {
+    let engine = runner.engine()?;
+    let bad = |m: String| IpcError::new("bad_query", m);
+    let mut q = bosun_store::HistoryQuery::parse(&query, bosun_store::search::local_now())
+        .map_err(|e| bad(e.to_string()))?;
+    q.sort = match sort.as_str() {
+        "date" => bosun_store::Sort::Date,
+        "cost" => bosun_store::Sort::Cost,
+        "duration" => bosun_store::Sort::Duration,
+        other => {
+            return Err(bad(format!(
+                "unknown sort {other:?}: date, cost or duration"
+            )));
+        }
+    };
+    q.offset = offset;
+    q.limit = limit.clamp(1, 500);
+    Ok(engine.store.history(&q)?)
+}

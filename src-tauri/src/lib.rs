@@ -140,6 +140,7 @@ pub fn run() -> Result<(), tauri::Error> {
             history::export_task,
             history::archive_task,
             history::delete_task,
+            history::history_search,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

@@ -1,21 +1,19 @@
 import type { TaskRow } from "../bindings/TaskRow";
 import { call } from "./journal";
 
-// The history types mirror crates/store/src/search.rs until its bindings are generated.
 
 /** Where a task's review stands (the journal's `review_state`). */
 export type ReviewState = "unreviewed" | "in_review" | "reviewed" | "merged" | "discarded";
 
-/** A task row with the fields the history adds (absent until the bindings regenerate). */
-export type HistoryTask = TaskRow & { review_state?: ReviewState | string; files_changed?: number; archived?: boolean };
+/** A task row as the history shows it (`archived` when the app knows it was archived). */
+export type HistoryTask = TaskRow & { archived?: boolean };
 
-/** A piece of a snippet; `hit` marks the words the search matched. */
-export type SnippetPart = { text: string; hit: boolean };
-/** A task found; `seq` is the event that matched (none when only the filters matched). */
-export type HistoryHit = { task: HistoryTask; seq?: number | null; kind?: string | null; snippet: SnippetPart[] };
-export type FacetCount = { value: string; count: number };
-export type Facets = { repos: FacetCount[]; statuses: FacetCount[]; models: FacetCount[] };
-export type HistoryPage = { total: number; hits: HistoryHit[]; facets: Facets };
+export type { SnippetPart } from "../bindings/SnippetPart";
+export type { HistoryHit } from "../bindings/HistoryHit";
+export type { FacetCount } from "../bindings/FacetCount";
+export type { Facets } from "../bindings/Facets";
+import type { HistoryPage } from "../bindings/HistoryPage";
+export type { HistoryPage };
 
 export type HistorySort = "date" | "cost" | "duration";
 export type ExportFormat = "markdown" | "json" | "patch";
