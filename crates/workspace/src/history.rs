@@ -201,6 +201,17 @@ impl TaskWorktree {
             &format!("Work before restoring {name}"),
         )?;
         let target = self.tree_at(point)?.id();
+        let (paths, checkpoint) = self.switch_to(target, &format!("Restore {name}"))?;
+        Ok(Restored { paths, checkpoint })
+    }
+
+    /// Rewrites the files that differ between the latest checkpoint and `target` and records
+    /// `target` as the next checkpoint (none when nothing differed).
+    fn switch_to(
+        &mut self,
+        target: git2::Oid,
+        message: &str,
+    ) -> Result<(Vec<String>, Option<Checkpoint>)> {
         let mut index = self.load_index()?;
         let paths = {
             let from = self.tree_of_latest()?.id();
@@ -214,10 +225,10 @@ impl TaskWorktree {
         let checkpoint = if paths.is_empty() {
             None
         } else {
-            Some(self.commit(target, &format!("Restore {name}"), paths.clone())?)
+            Some(self.commit(target, message, paths.clone())?)
         };
         self.persist_index(&mut index)?;
-        Ok(Restored { paths, checkpoint })
+        Ok((paths, checkpoint))
     }
 
     /// Makes the worktree hold the tree of `commit` (a checkpoint of another task, for a fork)
@@ -230,23 +241,7 @@ impl TaskWorktree {
             base: commit.to_string(),
         })?;
         let target = tree_of(&self.repo, oid)?.id();
-        let mut index = self.load_index()?;
-        let paths = {
-            let from = self.tree_of_latest()?.id();
-            let from = self.repo.find_tree(from).git_ctx("reading a checkpoint")?;
-            let to = self
-                .repo
-                .find_tree(target)
-                .git_ctx("reading a checkpoint")?;
-            switch_files(&self.repo, &self.worktree, &mut index, &from, &to)?
-        };
-        let checkpoint = if paths.is_empty() {
-            None
-        } else {
-            Some(self.commit(target, message, paths)?)
-        };
-        self.persist_index(&mut index)?;
-        Ok(checkpoint)
+        Ok(self.switch_to(target, message)?.1)
     }
 
     pub(crate) fn tree_at(&self, point: DiffPoint) -> Result<Tree<'_>> {

@@ -42,6 +42,26 @@ pub struct RunArgs {
     session: SessionArgs,
 }
 
+/// The model a task was started with, as its `task_started` recorded it.
+fn recorded_model(
+    store: &bosun_store::Store,
+    task: &bosun_protocol::TaskId,
+) -> anyhow::Result<Option<Recorded>> {
+    Ok(store
+        .events(task, 0, 1)?
+        .into_iter()
+        .find_map(|e| match e.msg {
+            EventMsg::TaskStarted(t) => Some(Recorded {
+                name: t.provider,
+                api: t.api,
+                base_url: t.base_url,
+                model: t.model,
+                api_key_env: t.api_key_env,
+            }),
+            _ => None,
+        }))
+}
+
 /// `bosun fork TASK --checkpoint N --prompt TEXT`.
 #[derive(Args)]
 pub struct ForkArgs {
@@ -63,19 +83,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
     let store = crate::commands::open_store()?;
     store.reconcile_interrupted()?;
     let row = store.find_task(&args.task)?;
-    let recorded = store
-        .events(&row.id, 0, 1)?
-        .into_iter()
-        .find_map(|e| match e.msg {
-            EventMsg::TaskStarted(t) => Some(Recorded {
-                name: t.provider,
-                api: t.api,
-                base_url: t.base_url,
-                model: t.model,
-                api_key_env: t.api_key_env,
-            }),
-            _ => None,
-        });
+    let recorded = recorded_model(&store, &row.id)?;
     let a = &args.session;
     let home = crate::home();
     let root = bosun_workspace::resolve_repo(std::path::Path::new(&row.repo))?;
@@ -375,19 +383,7 @@ fn continue_then(
     let store = crate::commands::open_store()?;
     store.reconcile_interrupted()?;
     let row = store.find_task(&args.task)?;
-    let recorded = store
-        .events(&row.id, 0, 1)?
-        .into_iter()
-        .find_map(|e| match e.msg {
-            EventMsg::TaskStarted(t) => Some(Recorded {
-                name: t.provider,
-                api: t.api,
-                base_url: t.base_url,
-                model: t.model,
-                api_key_env: t.api_key_env,
-            }),
-            _ => None,
-        });
+    let recorded = recorded_model(&store, &row.id)?;
     let s = session(&args.session, recorded.as_ref(), None)?;
     let a = &args.session;
     let spec = ContinueSpec {
