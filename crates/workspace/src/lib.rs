@@ -47,7 +47,7 @@ pub use review::{
     AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history, delete_task_branch,
 };
 pub use spare::{drop_spares, prepare_spare};
-pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree};
+pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree, is_task_worktree};
 
 use error::GitContext;
 use git2::{ErrorCode, Repository};

@@ -125,6 +125,14 @@ impl TaskWorktree {
         let user = open_user_repo(repo_root)?;
         let base = find_commit(&user, repo_root, base_commit)?;
         let layout = Layout::new(home, repo_root);
+        // The path comes from the journal (an imported one, or one edited by hand): Bosun only
+        // ever writes, recycles or removes a worktree of its own, under $BOSUN_HOME/worktrees.
+        if !inside_worktrees(&layout, worktree) {
+            return Err(WorkspaceError::InvalidPath {
+                path: worktree.display().to_string(),
+                reason: "a task's worktree is a directory of Bosun's own, under $BOSUN_HOME/worktrees/<repository>/; this journal names another place",
+            });
+        }
         layout.prepare(task_id, repo_root)?;
         if !layout.base_file(task_id).exists() {
             write_atomic(&layout.base_file(task_id), base.id().to_string().as_bytes())?;
@@ -542,6 +550,34 @@ fn materialise_worktree(
 fn is_empty_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
         && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// Whether `worktree` is where Bosun keeps a task worktree of `repo_root` under `home`: a
+/// journal's path that is not is never written to or removed.
+pub fn is_task_worktree(home: &Path, repo_root: &Path, worktree: &Path) -> bool {
+    inside_worktrees(&Layout::new(home, repo_root), worktree)
+}
+
+/// Whether `worktree` is a directory of this repository's worktrees under `$BOSUN_HOME` (by its
+/// path as written, or as it resolves), with no `..` in it.
+fn inside_worktrees(layout: &Layout, worktree: &Path) -> bool {
+    use std::path::Component;
+    if worktree
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
+    {
+        return false;
+    }
+    let root = layout.worktrees_dir();
+    let direct = worktree.parent() == Some(root.as_path());
+    let resolved = match (
+        worktree.parent().and_then(|p| p.canonicalize().ok()),
+        root.canonicalize().ok(),
+    ) {
+        (Some(parent), Some(root)) => parent == root,
+        _ => false,
+    };
+    direct || resolved
 }
 
 pub(crate) fn open_user_repo(repo_root: &Path) -> Result<Repository> {

@@ -496,3 +496,44 @@ fn markdown_shows_an_approval_and_its_answer() {
     assert!(asked < answered, "{md}");
     assert!(md.contains("· denied ·"), "{md}");
 }
+
+#[test]
+fn an_imported_journal_naming_a_foreign_worktree_never_makes_bosun_write_or_remove_it() {
+    let env = Env::new();
+    let task = task_with_command(&env, "Take notes");
+    let file = env.dir.path().join("journal.jsonl");
+    ok(&env, &["export", "--all", "--jsonl", path_str(&file)]);
+    // A hostile (or hand-edited) file: the task's worktree is a directory of the user's.
+    let victim = env.dir.path().join("precious");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "mine\n").unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let first: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let worktree = first["task"]["worktree"].as_str().unwrap().to_string();
+    let hostile = text.replace(&worktree, path_str(&victim));
+    std::fs::write(&file, hostile).unwrap();
+
+    let other = env.dir.path().join("other-home");
+    let imported = bosun_in(&env, &other, &["import-journal", path_str(&file)]);
+    assert_eq!(
+        imported.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    // Restoring there is refused; deleting the task leaves the directory alone.
+    let restore = bosun_in(&env, &other, &["restore", &task, "1"]);
+    assert_eq!(restore.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&restore.stderr).contains("worktree"));
+    let delete = bosun_in(&env, &other, &["delete", &task]);
+    assert_eq!(
+        delete.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&delete.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.join("keep.txt")).unwrap(),
+        "mine\n"
+    );
+}

@@ -46,7 +46,9 @@ fn remove_git_state(home: &Path, store: &Arc<Store>, id: &TaskId) -> Result<bool
     if !repo.join(".git").exists() && bosun_workspace::resolve_repo(repo).is_err() {
         return Ok(false);
     }
-    let has_worktree = Path::new(&row.worktree).exists();
+    // Only a worktree of Bosun's own is removed (an imported journal can name any path).
+    let has_worktree = Path::new(&row.worktree).exists()
+        && bosun_workspace::is_task_worktree(home, repo, Path::new(&row.worktree));
     let reviewer = Reviewer::open(home, store.clone(), id.as_str())?;
     if has_worktree {
         reviewer.discard(false)?;
