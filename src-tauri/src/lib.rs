@@ -58,6 +58,15 @@ pub fn open_engine(journal: &Journal) -> Runner {
         Ok(store) => Arc::new(store),
         Err(err) => return Runner(Err(err.into())),
     };
+    // `[history] retention_days`: older transcripts go when the app starts (in the background).
+    {
+        let (home, store) = (bosun_store::bosun_home(), Arc::clone(&store));
+        std::thread::spawn(move || {
+            if let Err(e) = bosun_core::export::apply_retention(&home, &store) {
+                tracing::warn!("the retention setting could not be applied: {e}");
+            }
+        });
+    }
     let mut engine = Engine::new(bosun_store::bosun_home(), store, true);
     if let Ok(bridge) = &journal.0 {
         engine = engine.with_bridge(Arc::clone(bridge));

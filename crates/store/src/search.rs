@@ -220,7 +220,11 @@ impl Store {
     pub fn history(&self, q: &HistoryQuery) -> Result<HistoryPage, StoreError> {
         let conn = self.conn();
         let fts = q.fts_query();
-        let mut clauses: Vec<String> = Vec::new();
+        // A deleted task keeps its row for the cost totals; it is not in the history.
+        let mut clauses: Vec<String> = vec![
+            "t.id NOT IN (SELECT task_id FROM task_marks WHERE transcript_removed_by = 'delete')"
+                .into(),
+        ];
         let mut args: Vec<Value> = Vec::new();
         let arg = |v: Value, args: &mut Vec<Value>| {
             args.push(v);

@@ -45,7 +45,12 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     };
     query.limit = args.limit;
     query.offset = args.offset;
-    let store = open_store()?;
+    let store = std::sync::Arc::new(open_store()?);
+    // Older transcripts go first, as `bosun tasks` does, when a retention setting says so.
+    let retention = bosun_core::export::apply_retention(&crate::home(), &store)?;
+    for (id, why) in &retention.failed {
+        eprintln!("bosun: the retention setting left task {id} as it was: {why}");
+    }
     store.reconcile_interrupted()?;
     let page = store.history(&query)?;
     let mut out = std::io::stdout().lock();

@@ -245,3 +245,32 @@ fn restore_makes_a_removed_worktree_again_at_the_checkpoint() {
     let (ok, _, err) = env.text(&["restore", &task, "7"]);
     assert!(!ok && err.contains("7"), "{err}");
 }
+
+#[test]
+fn a_task_whose_every_hunk_is_decided_is_reviewed_and_deleted_tasks_leave_the_history() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(three_step_script()).unwrap();
+    let run = env.run(&server, "write some files", &["--no-checks"]);
+    let task = run.task_id();
+    let state = |env: &Env| {
+        let rows = env.json(&["tasks", "--json"]);
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == task.as_str())
+            .map(|r| r["review_state"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(state(&env).as_deref(), Some("unreviewed"));
+    let (ok, _, err) = env.text(&["accept", &task, "one.txt"]);
+    assert!(ok, "{err}");
+    assert_eq!(state(&env).as_deref(), Some("in_review"));
+    let (ok, _, err) = env.text(&["accept", &task]);
+    assert!(ok, "{err}");
+    assert_eq!(state(&env).as_deref(), Some("reviewed"));
+    let found = env.json(&["history", "--json"]);
+    assert_eq!(found["total"], 1);
+    let (ok, _, err) = env.text(&["delete", &task]);
+    assert!(ok, "{err}");
+    let found = env.json(&["history", "--json"]);
+    assert_eq!(found["total"], 0, "{found}");
+}

@@ -146,9 +146,17 @@ impl Reviewer {
                 }
             }
         }
+        let review = self.review(false)?;
+        // Every hunk decided: the review is done (the journal only knows a verdict was given).
+        if review.counts.hunks > 0
+            && review.counts.unreviewed == 0
+            && !matches!(row.review_state.as_str(), "merged" | "discarded")
+        {
+            self.store.set_review_state(&row.id, "reviewed")?;
+        }
         Ok(Applied {
             changed: change.iter().map(|p| (p.path.clone(), p.number)).collect(),
-            review: self.review(false)?,
+            review,
         })
     }
 
