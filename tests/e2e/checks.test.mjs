@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+import { bin, clickIn, git, recorded, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
 const CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
 const TEST_CALC =
@@ -27,21 +27,7 @@ const TEST_MUL =
   "import unittest\n\nfrom calc import mul\n\n\nclass MulTest(unittest.TestCase):\n" +
   "    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
 
-function git(dir, ...args) {
-  return execFileSync("git", ["-C", dir, ...args], {
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Fixture",
-      GIT_AUTHOR_EMAIL: "fixture@example.com",
-      GIT_COMMITTER_NAME: "Fixture",
-      GIT_COMMITTER_EMAIL: "fixture@example.com",
-    },
-  });
-}
 
-const clickIn = (app, css) =>
-  app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);
 
 const attr = (app, css, name) =>
   app.run("const el = document.querySelector(arguments[0]); return el ? el.getAttribute(arguments[1]) : null;", css, name);

@@ -12,29 +12,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+import { bin, clickIn, git, recorded, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
-function git(dir, ...args) {
-  return execFileSync("git", ["-C", dir, ...args], {
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Fixture",
-      GIT_AUTHOR_EMAIL: "fixture@example.com",
-      GIT_COMMITTER_NAME: "Fixture",
-      GIT_COMMITTER_EMAIL: "fixture@example.com",
-    },
-  });
-}
 
-const clickIn = (app, css) =>
-  app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);
 
-function recorded(dir) {
-  const file = join(dir, "rec.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-}
 
 describe("history in the app", () => {
   let work;

@@ -11,34 +11,14 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+import { bin, clickIn, git, recorded, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
 const ORIGINAL = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 // Two changes far apart: two hunks.
 const EDITED = ORIGINAL.replace("line 2\n", "line two\n").replace("line 13\n", "line thirteen\n");
 
-function git(dir, ...args) {
-  return execFileSync("git", ["-C", dir, ...args], {
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "Fixture",
-      GIT_AUTHOR_EMAIL: "fixture@example.com",
-      GIT_COMMITTER_NAME: "Fixture",
-      GIT_COMMITTER_EMAIL: "fixture@example.com",
-    },
-  });
-}
 
-function recorded(dir) {
-  const file = join(dir, "rec.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-}
 
-/** Clicks the first element matching `css` (in the page, so rows scrolled into view count too). */
-const clickIn = (app, css) =>
-  app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);
 
 describe("reviewing a task in the app", () => {
   let work;

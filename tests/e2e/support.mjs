@@ -1,7 +1,7 @@
 // What the end-to-end tests share: where the binaries are, the scripted mock model, screenshots.
 import { spawn, execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -51,3 +51,28 @@ export async function screenshot(session, name) {
   writeFileSync(file, await session.screenshot());
   return file;
 }
+
+/** `git -C dir ARGS…` with a fixed author, its stdout. */
+export function git(dir, ...args) {
+  return execFileSync("git", ["-C", dir, ...args], {
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Fixture",
+      GIT_AUTHOR_EMAIL: "fixture@example.com",
+      GIT_COMMITTER_NAME: "Fixture",
+      GIT_COMMITTER_EMAIL: "fixture@example.com",
+    },
+  });
+}
+
+/** The requests the mock model recorded in `dir` (rec.jsonl), oldest first. */
+export function recorded(dir) {
+  const file = join(dir, "rec.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** Clicks the first element matching `css` (in the page, so rows scrolled into view count too). */
+export const clickIn = (app, css) =>
+  app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);

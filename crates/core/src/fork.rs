@@ -54,19 +54,7 @@ pub fn fork_prefix(store: &Store, from: &ForkedFrom, depth: u32) -> Result<Vec<E
         },
         n => match checkpoints.iter().find(|c| c.n == n) {
             Some(c) => c.seq,
-            None => {
-                return Err(CoreError::Refused {
-                    code: "no_such_checkpoint",
-                    message: format!(
-                        "task {} has no checkpoint {n} (it has {}); 0 is its base",
-                        from.task,
-                        match checkpoints.last() {
-                            Some(last) => format!("1 to {}", last.n),
-                            None => "none".into(),
-                        }
-                    ),
-                });
-            }
+            None => return Err(no_such_checkpoint(from, &checkpoints)),
         },
     };
     let mut prefix = match events.iter().find_map(|e| match &e.msg {
@@ -90,18 +78,23 @@ pub fn fork_commit(store: &Store, from: &ForkedFrom) -> Result<Option<String>, C
     let checkpoints = store.checkpoints(&from.task)?;
     match checkpoints.iter().find(|c| c.n == from.checkpoint) {
         Some(c) => Ok(Some(c.commit.clone())),
-        None => Err(CoreError::Refused {
-            code: "no_such_checkpoint",
-            message: format!(
-                "task {} has no checkpoint {} (it has {}); 0 is its base",
-                from.task,
-                from.checkpoint,
-                match checkpoints.last() {
-                    Some(last) => format!("1 to {}", last.n),
-                    None => "none".into(),
-                }
-            ),
-        }),
+        None => Err(no_such_checkpoint(from, &checkpoints)),
+    }
+}
+
+/// The fork point names a checkpoint the task does not have: which it has.
+fn no_such_checkpoint(from: &ForkedFrom, checkpoints: &[bosun_store::CheckpointRow]) -> CoreError {
+    CoreError::Refused {
+        code: "no_such_checkpoint",
+        message: format!(
+            "task {} has no checkpoint {} (it has {}); 0 is its base",
+            from.task,
+            from.checkpoint,
+            match checkpoints.last() {
+                Some(last) => format!("1 to {}", last.n),
+                None => "none".into(),
+            }
+        ),
     }
 }
 
