@@ -77,9 +77,13 @@ impl Writer<'_> {
             output_tokens: output,
             cached_input_tokens: input / 2,
             cache_write_tokens: 0,
-            cost_usd: cost,
+            cache_write_1h_tokens: 0,
+            reasoning_tokens: 0,
+            cost_usd: Some(cost),
             total_cost_usd: total,
             priced: true,
+            rates: None,
+            latency_ms: Some(1200),
         }))
     }
 }

@@ -25,6 +25,9 @@ pub fn summary(req: &ApprovalRequested) -> String {
             format!("a command would connect to {host}:{port}")
         }
         ToolAction::Internal => req.tool.clone(),
+        ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {
+            req.action.budget_question().unwrap_or_default()
+        }
     };
     if what.chars().count() <= 160 {
         return what;

@@ -162,20 +162,35 @@ impl Transcript {
                 )
             )?,
             EventMsg::Usage(u) => {
-                let cost = if u.priced {
-                    format!("${:.4} (task ${:.4})", u.cost_usd, u.total_cost_usd)
-                } else {
-                    format!("cost unknown for {}", u.model)
+                let cost = match u.cost_usd {
+                    Some(usd) => format!("${usd:.4} (task ${:.4})", u.total_cost_usd),
+                    None => format!("unpriced ({} has no price)", u.model),
                 };
+                let t = u.tokens();
+                let mut parts = vec![format!("in {}", t.input_tokens)];
+                for (n, name) in [
+                    (t.cached_input_tokens, "cache read"),
+                    (t.cache_write_tokens, "cache write 5m"),
+                    (t.cache_write_1h_tokens, "cache write 1h"),
+                ] {
+                    if n > 0 {
+                        parts.push(format!("{name} {n}"));
+                    }
+                }
+                parts.push(format!("out {}", t.output_tokens));
+                if t.reasoning_tokens > 0 {
+                    parts.push(format!("reasoning {}", t.reasoning_tokens));
+                }
+                let latency = u
+                    .latency_ms
+                    .map(|ms| format!(" · {:.1} s", ms as f64 / 1000.0))
+                    .unwrap_or_default();
                 writeln!(
                     out,
                     "{}",
                     self.paint(
                         "2",
-                        &format!(
-                            "  tokens in {} (cached {}) · out {} · {cost}",
-                            u.input_tokens, u.cached_input_tokens, u.output_tokens
-                        )
+                        &format!("  tokens {} · {cost}{latency}", parts.join(" · "))
                     )
                 )?;
             }

@@ -58,6 +58,8 @@ pub fn action_key(tool: &str, action: &ToolAction) -> String {
         ToolAction::Read { paths } => format!("read:{}", paths.join("\u{0}")),
         ToolAction::Network { host, .. } => format!("network:{host}"),
         ToolAction::Internal => format!("tool:{tool}"),
+        ToolAction::SpendRate { .. } => "spend_rate".into(),
+        ToolAction::UnpricedModel { model, .. } => format!("unpriced:{model}"),
     }
 }
 
@@ -99,6 +101,7 @@ impl ApprovalGate {
             .insert(approval_id.clone(), tx);
         emitter.emit(EventMsg::ApprovalRequested(ApprovalRequested {
             approval_id: approval_id.clone(),
+            kind: req.action.approval_kind(),
             call_id: CallId(req.call_id.to_string()),
             tool: req.tool.to_string(),
             action: req.action.clone(),

@@ -60,9 +60,13 @@ impl Budget {
             output_tokens: usage.output_tokens,
             cached_input_tokens: usage.cached_input_tokens,
             cache_write_tokens: usage.cache_write_tokens,
-            cost_usd: cost.usd,
+            cache_write_1h_tokens: usage.cache_write_1h_tokens,
+            reasoning_tokens: usage.reasoning_tokens,
+            cost_usd: cost.priced.then_some(cost.usd),
             total_cost_usd: self.total_cost_usd,
             priced: cost.priced,
+            rates: None,
+            latency_ms: None,
         }
     }
 

@@ -74,7 +74,10 @@ impl PolicyFiles {
             ToolAction::Command { .. } => RuleList::CommandsAllow,
             ToolAction::Write { .. } => RuleList::PathsWrite,
             ToolAction::Network { .. } => RuleList::NetworkDomains,
-            ToolAction::Read { .. } | ToolAction::Internal => {
+            ToolAction::Read { .. }
+            | ToolAction::Internal
+            | ToolAction::SpendRate { .. }
+            | ToolAction::UnpricedModel { .. } => {
                 return Err(CoreError::Config(
                     "only commands, writes and hosts can be allowed by a rule".into(),
                 ));

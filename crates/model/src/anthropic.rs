@@ -137,6 +137,8 @@ struct MessagesDecoder {
     input: u64,
     cache_read: u64,
     cache_write: u64,
+    /// Of `cache_write`, the tokens written for 1 hour (`cache_creation.ephemeral_1h_input_tokens`).
+    cache_write_1h: u64,
     output: u64,
     stop_reason: Option<String>,
 }
@@ -159,6 +161,13 @@ impl MessagesDecoder {
         }
         if let Some(v) = n("cache_creation_input_tokens") {
             self.cache_write = v;
+        }
+        // `cache_creation` splits the writes by lifetime; without it every write is 5-minute.
+        if let Some(split) = u.get("cache_creation").filter(|c| c.is_object()) {
+            let part = |k: &str| split.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let (five, hour) = (part("ephemeral_5m_input_tokens"), part("ephemeral_1h_input_tokens"));
+            self.cache_write_1h = hour;
+            self.cache_write = self.cache_write.max(five + hour);
         }
         if let Some(v) = n("output_tokens") {
             self.output = v;
@@ -322,10 +331,13 @@ impl Decoder for MessagesDecoder {
             text: self.text,
             tool_calls,
             usage: TokenUsage {
-                input_tokens: self.input + self.cache_read + self.cache_write,
+                input_tokens: self.input,
                 output_tokens: self.output,
                 cached_input_tokens: self.cache_read,
-                cache_write_tokens: self.cache_write,
+                cache_write_tokens: self.cache_write.saturating_sub(self.cache_write_1h),
+                cache_write_1h_tokens: self.cache_write_1h,
+                // Thinking is billed as output and not reported apart.
+                reasoning_tokens: 0,
             },
             stop_reason: self.stop_reason,
             model: self.server_model.unwrap_or(self.model),

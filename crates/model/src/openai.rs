@@ -240,11 +240,21 @@ impl Decoder for ChatDecoder {
         }
         if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
             let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+            // Disjoint classes: cached prompt tokens and reasoning tokens are parts of
+            // `prompt_tokens` and `completion_tokens`. Servers that report a cache write
+            // (`cache_write_tokens`, as OpenRouter passes Anthropic's on) get it counted too.
+            let prompt = n("/prompt_tokens");
+            let cached = n("/prompt_tokens_details/cached_tokens").min(prompt);
+            let written = n("/prompt_tokens_details/cache_write_tokens").min(prompt - cached);
+            let completion = n("/completion_tokens");
+            let reasoning = n("/completion_tokens_details/reasoning_tokens").min(completion);
             self.usage = Some(TokenUsage {
-                input_tokens: n("/prompt_tokens"),
-                output_tokens: n("/completion_tokens"),
-                cached_input_tokens: n("/prompt_tokens_details/cached_tokens"),
-                cache_write_tokens: 0,
+                input_tokens: prompt - cached - written,
+                output_tokens: completion - reasoning,
+                cached_input_tokens: cached,
+                cache_write_tokens: written,
+                cache_write_1h_tokens: 0,
+                reasoning_tokens: reasoning,
             });
         }
         let choices = chunk

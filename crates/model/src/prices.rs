@@ -115,16 +115,13 @@ impl PriceTable {
                 priced: false,
             };
         };
-        let uncached = usage
-            .input_tokens
-            .saturating_sub(usage.cached_input_tokens)
-            .saturating_sub(usage.cache_write_tokens);
+        let uncached = usage.input_tokens;
         let per_token = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
         Cost {
             usd: per_token(uncached, p.input)
                 + per_token(usage.cached_input_tokens, p.cache_read)
-                + per_token(usage.cache_write_tokens, p.cache_write)
-                + per_token(usage.output_tokens, p.output),
+                + per_token(usage.cache_write_tokens + usage.cache_write_1h_tokens, p.cache_write)
+                + per_token(usage.output_tokens + usage.reasoning_tokens, p.output),
             priced: true,
         }
     }

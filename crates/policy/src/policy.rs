@@ -163,6 +163,19 @@ impl Policy {
             ToolAction::Internal => {
                 self.by_mode(Decision::Allow, "it changes nothing outside Bosun".into())
             }
+            // Budgets are the user's money: no mode answers for them.
+            ToolAction::SpendRate { .. } => self.made(
+                Decision::Ask,
+                "budgets.max_usd_per_minute".into(),
+                "config.toml".into(),
+                "spending passed the budget's rate limit; a person decides whether the task goes on".into(),
+            ),
+            ToolAction::UnpricedModel { .. } => self.made(
+                Decision::Ask,
+                "budgets".into(),
+                "config.toml".into(),
+                "the model has no price, so its spend cannot be counted against the budgets".into(),
+            ),
         }
     }
 

@@ -7,6 +7,10 @@ use ts_rs::TS;
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct ApprovalRequested {
     pub approval_id: String,
+    /// What is asked about: a tool call, a network connection, the spend-rate breaker or an
+    /// unpriced model under a budget (always [`crate::ToolAction::approval_kind`] of `action`).
+    #[serde(default)]
+    pub kind: ApprovalKind,
     pub call_id: CallId,
     pub tool: String,
     /// Exactly what would run or change.
@@ -23,6 +27,18 @@ pub struct ApprovalRequested {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub preview: Option<String>,
+}
+
+/// What an approval asks about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum ApprovalKind {
+    #[default]
+    Tool,
+    Network,
+    SpendRate,
+    UnpricedModel,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

@@ -1,6 +1,6 @@
 use crate::{
     ApprovalRequested, ApprovalResolved, CallId, CheckFinished, CheckOutputDelta, CheckStarted,
-    ChecksPlanned, NetworkConnection, Redacted, TaskId, TokenUsage, Warning,
+    ChecksPlanned, NetworkConnection, Rates, Redacted, TaskId, TokenUsage, Warning,
 };
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -285,23 +285,40 @@ pub struct CheckpointCreated {
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct UsageEvent {
     pub model: String,
+    /// Uncached prompt tokens (see [`TokenUsage`] for the disjoint classes).
     #[ts(type = "number")]
     pub input_tokens: u64,
+    /// Completion tokens that are not reasoning.
     #[ts(type = "number")]
     pub output_tokens: u64,
-    /// Prompt tokens read from the provider's cache (part of `input_tokens`).
+    /// Prompt tokens read from the provider's cache.
     #[ts(type = "number")]
     pub cached_input_tokens: u64,
-    /// Prompt tokens written to the provider's cache (part of `input_tokens`).
+    /// Prompt tokens written to the provider's cache for 5 minutes.
     #[ts(type = "number")]
     pub cache_write_tokens: u64,
-    /// Cost of this response in US dollars.
-    pub cost_usd: f64,
-    /// Cost of the task so far.
+    /// Prompt tokens written to the provider's cache for 1 hour.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cache_write_1h_tokens: u64,
+    /// Completion tokens spent reasoning.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub reasoning_tokens: u64,
+    /// Cost of this response in US dollars; null when the model has no price ("unpriced").
+    pub cost_usd: Option<f64>,
+    /// Cost of the task so far (its priced responses).
     pub total_cost_usd: f64,
-    /// False when the model is not in the price table: its cost is counted as 0 and shown as
-    /// unknown, never silently.
+    /// False when the model is not in the price table (`cost_usd` is null).
     pub priced: bool,
+    /// The rates the response was priced at; absent when unpriced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rates: Option<Rates>,
+    /// From sending the request to the end of the response, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub latency_ms: Option<u64>,
 }
 
 impl UsageEvent {
@@ -311,6 +328,8 @@ impl UsageEvent {
             output_tokens: self.output_tokens,
             cached_input_tokens: self.cached_input_tokens,
             cache_write_tokens: self.cache_write_tokens,
+            cache_write_1h_tokens: self.cache_write_1h_tokens,
+            reasoning_tokens: self.reasoning_tokens,
         }
     }
 }

@@ -33,4 +33,50 @@ pub enum ToolAction {
     },
     /// Changes nothing outside Bosun (e.g. `update_plan`).
     Internal,
+    /// Not a tool call: the spend-rate breaker (`[budgets] max_usd_per_minute`) tripped; the
+    /// task is paused before its next model request. Amounts in millionths of a dollar.
+    SpendRate {
+        #[ts(type = "number")]
+        spent_usd_micros: u64,
+        #[ts(type = "number")]
+        limit_usd_micros: u64,
+        /// The window the spend was measured over (60).
+        window_secs: u32,
+    },
+    /// Not a tool call: the task's model has no price while budgets (named) apply, so its
+    /// spend cannot be counted against them.
+    UnpricedModel { model: String, budgets: Vec<String> },
+}
+
+impl ToolAction {
+    /// For the budget approvals (not tool calls), what they ask in one line.
+    pub fn budget_question(&self) -> Option<String> {
+        let usd = |micros: u64| micros as f64 / 1_000_000.0;
+        match self {
+            ToolAction::SpendRate {
+                spent_usd_micros,
+                limit_usd_micros,
+                window_secs,
+            } => Some(format!(
+                "spending ${:.4} in the last {window_secs} s passed the limit of ${:.4} a minute (max_usd_per_minute): go on?",
+                usd(*spent_usd_micros),
+                usd(*limit_usd_micros)
+            )),
+            ToolAction::UnpricedModel { model, budgets } => Some(format!(
+                "`{model}` has no price, so its spend cannot be counted against {}: run it anyway?",
+                budgets.join(", ")
+            )),
+            _ => None,
+        }
+    }
+
+    /// What kind of approval asking about this action is.
+    pub fn approval_kind(&self) -> crate::ApprovalKind {
+        match self {
+            ToolAction::Network { .. } => crate::ApprovalKind::Network,
+            ToolAction::SpendRate { .. } => crate::ApprovalKind::SpendRate,
+            ToolAction::UnpricedModel { .. } => crate::ApprovalKind::UnpricedModel,
+            _ => crate::ApprovalKind::Tool,
+        }
+    }
 }

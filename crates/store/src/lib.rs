@@ -14,21 +14,30 @@
 //! agree with their events, and whose events are numbered 1, 2, 3… without gaps.
 
 mod archive;
+mod budgets;
 mod checkpoints;
 mod costs;
+mod dashboard;
 mod error;
 mod events;
 mod liveness;
+mod metrics;
 mod migrations;
 pub mod search;
 mod tasks;
 mod usage;
 
 pub use archive::{ImportTask, Imported, TaskLimits, TaskMarks, TranscriptRemoved};
+pub use budgets::{BudgetLimit, BudgetStatus, BudgetWindow, Reservation};
 pub use checkpoints::CheckpointRow;
 pub use costs::{CostGroup, CostRow};
+pub use dashboard::{
+    CostByClass, CostDashboard, CostFigure, CostQuery, CostTableRow, CostTask, CostTotals,
+    DailySeries, Stack, TokenClasses,
+};
 pub use error::StoreError;
 pub use liveness::process_start_time;
+pub use metrics::{StatsGroup, StatsRow};
 pub use migrations::SCHEMA_VERSION;
 pub use search::{
     FacetCount, Facets, HistoryHit, HistoryPage, HistoryQuery, REVIEW_STATES, SnippetPart, Sort,

@@ -79,6 +79,9 @@ pub fn describe(action: &ToolAction) -> String {
             format!("connecting to {host}:{port} (from `{command}`)")
         }
         ToolAction::Internal => "an internal step".into(),
+        ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {
+            action.budget_question().unwrap_or_default()
+        }
     }
 }
 

@@ -38,16 +38,20 @@ async fn text_tool_calls_and_cache_usage_are_normalised() {
             arguments: args.into()
         }]
     );
-    // input = uncached 500 + cache read 3000 + cache write 1500
+    // Disjoint classes: uncached 500, cache read 3000, cache write 1500 (5-minute: the
+    // response does not split the writes), 5000 prompt tokens in all.
     assert_eq!(
         resp.usage,
         TokenUsage {
-            input_tokens: 5000,
+            input_tokens: 500,
             output_tokens: 42,
             cached_input_tokens: 3000,
-            cache_write_tokens: 1500
+            cache_write_tokens: 1500,
+            cache_write_1h_tokens: 0,
+            reasoning_tokens: 0,
         }
     );
+    assert_eq!(resp.usage.prompt_tokens(), 5000);
     assert_eq!(resp.stop_reason.as_deref(), Some("tool_use"));
     assert_eq!(resp.model, "claude-sonnet-4-5");
     let deltas: Vec<&str> = events

@@ -57,10 +57,12 @@ async fn text_and_tool_calls_with_arguments_split_over_many_chunks() {
     assert_eq!(
         resp.usage,
         TokenUsage {
-            input_tokens: 1200,
+            input_tokens: 1200 - 1024,
             output_tokens: 80,
             cached_input_tokens: 1024,
-            cache_write_tokens: 0
+            cache_write_tokens: 0,
+            cache_write_1h_tokens: 0,
+            reasoning_tokens: 0,
         }
     );
     assert_eq!(resp.stop_reason.as_deref(), Some("tool_calls"));

@@ -10,10 +10,11 @@ fn cost_charges_cache_reads_and_writes_at_their_own_prices() {
     let t = PriceTable::builtin();
     // claude-sonnet-4-5: 3 in, 15 out, 0.30 cache read, 3.75 cache write (USD / M tokens)
     let usage = TokenUsage {
-        input_tokens: 1_000_000 + 2_000_000 + 400_000,
+        input_tokens: 1_000_000,
         output_tokens: 100_000,
         cached_input_tokens: 2_000_000,
         cache_write_tokens: 400_000,
+        ..TokenUsage::default()
     };
     let c = t.cost("claude-sonnet-4-5-20250929", &usage);
     assert!(c.priced);
@@ -23,10 +24,11 @@ fn cost_charges_cache_reads_and_writes_at_their_own_prices() {
     let c = t.cost(
         "openai/gpt-4o-mini",
         &TokenUsage {
-            input_tokens: 10_000,
+            input_tokens: 6_000,
             output_tokens: 2_000,
             cached_input_tokens: 4_000,
             cache_write_tokens: 0,
+            ..TokenUsage::default()
         },
     );
     assert!(

@@ -225,13 +225,17 @@ pub fn journal(
             push(
                 EventMsg::Usage(UsageEvent {
                     model: "gpt-5".into(),
-                    input_tokens: 2000,
+                    input_tokens: 1000,
                     output_tokens: 200,
                     cached_input_tokens: 1000,
                     cache_write_tokens: 0,
-                    cost_usd: (rng.below(100) as f64) / 1000.0,
+                    cache_write_1h_tokens: 0,
+                    reasoning_tokens: 0,
+                    cost_usd: Some((rng.below(100) as f64) / 1000.0),
                     total_cost_usd: 0.0,
                     priced: true,
+                    rates: None,
+                    latency_ms: Some(800 + rng.below(4000) as u64),
                 }),
                 &mut batch,
             );

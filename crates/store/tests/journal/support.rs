@@ -64,9 +64,13 @@ pub fn usage(model: &str, input: u64, output: u64, cost: f64, priced: bool) -> E
         output_tokens: output,
         cached_input_tokens: input / 2,
         cache_write_tokens: input / 10,
-        cost_usd: cost,
+        cache_write_1h_tokens: 0,
+        reasoning_tokens: 0,
+        cost_usd: priced.then_some(cost),
         total_cost_usd: cost,
         priced,
+        rates: None,
+        latency_ms: None,
     })
 }
 

@@ -4,4 +4,8 @@
  * What a tool call would do, described for the policy engine and for approval cards. A tool
  * describes its action; it never decides whether it may run.
  */
-export type ToolAction = { "kind": "read", paths: Array<string>, } | { "kind": "write", paths: Array<string>, } | { "kind": "command", command: string, } | { "kind": "network", host: string, port: number, command: string, } | { "kind": "internal" };
+export type ToolAction = { "kind": "read", paths: Array<string>, } | { "kind": "write", paths: Array<string>, } | { "kind": "command", command: string, } | { "kind": "network", host: string, port: number, command: string, } | { "kind": "internal" } | { "kind": "spend_rate", spent_usd_micros: number, limit_usd_micros: number, 
+/**
+ * The window the spend was measured over (60).
+ */
+window_secs: number, } | { "kind": "unpriced_model", model: string, budgets: Array<string>, };
