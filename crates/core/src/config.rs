@@ -52,6 +52,27 @@ pub struct BosunConfig {
     /// How long transcripts are kept (`[history] retention_days = N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<HistorySettings>,
+    /// Spending limits over every task of every repository (`[budgets]`); per repository in
+    /// `[repos."<path>".budgets]` and the project's `.bosun/config.toml`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budgets: Option<BudgetSettings>,
+}
+
+/// `[budgets]`: limits in US dollars that hold across every running task in every process
+/// (see [`crate::budget`]). Days, weeks (from Monday) and months are local time.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekly_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monthly_usd: Option<f64>,
+    /// The spend-rate breaker: past this many dollars in the last minute a task pauses and
+    /// asks (`approval_requested{kind: spend_rate}`); headless, it stops `budget_exceeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_usd_per_minute: Option<f64>,
 }
 
 /// `[history]`: what the journal keeps.
@@ -97,6 +118,10 @@ pub struct ProviderEntry {
     /// and not retried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_response_bytes: Option<u64>,
+    /// The provider's service tier requests are sent and priced in: `standard` (default),
+    /// `priority` or `flex` (OpenAI's `service_tier`), `batch` (prices only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<String>,
 }
 
 /// The limit keys of a provider entry, as the Settings screen shows and edits them (`None`: the
