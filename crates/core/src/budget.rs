@@ -1,9 +1,10 @@
-use bosun_model::PriceTable;
+use bosun_model::{ModelResponse, PriceTable, ServiceTier};
 use bosun_protocol::{TokenUsage, UsageEvent};
 
 /// Counts tokens and dollars for a task and says when a limit is reached.
 pub struct Budget {
     prices: PriceTable,
+    tier: ServiceTier,
     max_steps: u32,
     max_cost_usd: Option<f64>,
     steps: u32,
@@ -15,6 +16,7 @@ impl Budget {
     pub fn new(prices: PriceTable, max_steps: u32, max_cost_usd: Option<f64>) -> Self {
         Budget {
             prices,
+            tier: ServiceTier::Standard,
             max_steps,
             max_cost_usd,
             steps: 0,
@@ -30,6 +32,16 @@ impl Budget {
             self.total_cost_usd = usd;
         }
         self
+    }
+
+    /// Prices requests in the provider's service tier.
+    pub fn with_tier(mut self, tier: ServiceTier) -> Self {
+        self.tier = tier;
+        self
+    }
+
+    pub fn prices(&self) -> &PriceTable {
+        &self.prices
     }
 
     /// Counts one model request; false when the step limit was already reached.
@@ -49,11 +61,17 @@ impl Budget {
         self.max_steps
     }
 
-    /// Prices one response and adds it to the task's totals.
-    pub fn record(&mut self, model: &str, usage: &TokenUsage) -> UsageEvent {
-        let cost = self.prices.cost(model, usage);
+    /// Prices one response (a cost the provider reported wins) and adds it to the task's
+    /// totals. The event carries the rates it was priced at; `latency_ms` is the caller's.
+    pub fn record(&mut self, model: &str, response: &ModelResponse) -> UsageEvent {
+        let usage = &response.usage;
+        let priced = self
+            .prices
+            .price(model, usage, self.tier, response.reported_cost_usd);
         self.total.add(usage);
-        self.total_cost_usd += cost.usd;
+        if let Some(usd) = priced.cost_usd {
+            self.total_cost_usd += usd;
+        }
         UsageEvent {
             model: model.to_string(),
             input_tokens: usage.input_tokens,
@@ -62,12 +80,17 @@ impl Budget {
             cache_write_tokens: usage.cache_write_tokens,
             cache_write_1h_tokens: usage.cache_write_1h_tokens,
             reasoning_tokens: usage.reasoning_tokens,
-            cost_usd: cost.priced.then_some(cost.usd),
+            cost_usd: priced.cost_usd,
             total_cost_usd: self.total_cost_usd,
-            priced: cost.priced,
-            rates: None,
+            priced: priced.cost_usd.is_some(),
+            rates: priced.rates,
             latency_ms: None,
         }
+    }
+
+    /// The task's tokens so far.
+    pub fn total(&self) -> TokenUsage {
+        self.total
     }
 
     pub fn total_cost_usd(&self) -> f64 {

@@ -125,6 +125,11 @@ impl Emitter {
         }
     }
 
+    /// The journal the events go to.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
     pub fn task_id(&self) -> &TaskId {
         &self.task_id
     }

@@ -25,6 +25,7 @@ pub mod repo_settings;
 mod resume;
 pub mod review;
 mod sandboxing;
+pub mod spend;
 mod task;
 mod turn;
 
@@ -36,7 +37,7 @@ pub use policy_files::PolicyFiles;
 pub use redaction::{Redaction, TextStream};
 pub use resume::{ContinueSpec, continue_task, rebuild_conversation};
 pub use sandboxing::Sandboxing;
-pub use task::{TaskHandle, TaskOutcome, TaskSpec, new_task_id, start_task};
+pub use task::{TaskHandle, TaskOutcome, TaskSpec, load_prices, new_task_id, start_task};
 
 /// A one-line summary of tool arguments: the main argument in full, others abbreviated.
 pub fn summarize_args(args: &serde_json::Value) -> String {

@@ -267,6 +267,8 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
         changed_before,
+        service_tier: spec.provider.service_tier,
+        max_output_tokens: spec.provider.max_output_tokens,
     }
     .start(messages)
 }

@@ -80,16 +80,10 @@ pub fn new_task_id() -> TaskId {
     TaskId(ulid::Ulid::new().to_string().to_lowercase())
 }
 
-/// The price table: built-in, overridden by `$BOSUN_HOME/prices.toml` when present.
+/// The price table: `$BOSUN_HOME/prices.toml`, then a snapshot from `bosun prices update`,
+/// then Bosun's overrides, then the generated table (see `bosun_model::PriceTable::load`).
 pub fn load_prices(home: &Path) -> Result<PriceTable, CoreError> {
-    let mut prices = PriceTable::builtin();
-    let path = home.join("prices.toml");
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        let user = PriceTable::from_toml(&text)
-            .map_err(|e| CoreError::Config(format!("{} is not valid: {e}", path.display())))?;
-        prices.merge(user);
-    }
-    Ok(prices)
+    Ok(PriceTable::load(home)?)
 }
 
 /// Sets a task up (worktree, journal row, first events) and starts its loop.
@@ -253,6 +247,8 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
         changed_before: false,
+        service_tier: spec.provider.service_tier,
+        max_output_tokens: spec.provider.max_output_tokens,
     };
     conversation.push(ChatMessage::User { content: prompt });
     launch.start(conversation)
@@ -280,6 +276,9 @@ pub(crate) struct Launch {
     pub env_remove: Vec<String>,
     /// A resumed task continues its interrupted run: whether that run already changed files.
     pub changed_before: bool,
+    /// The provider's service tier (prices) and response limit (budget reservations).
+    pub service_tier: bosun_model::ServiceTier,
+    pub max_output_tokens: u32,
 }
 
 impl Launch {
@@ -303,7 +302,17 @@ impl Launch {
             sandbox,
             env_remove,
             changed_before,
+            service_tier,
+            max_output_tokens,
         } = self;
+        let spend = crate::spend::Spend::new(
+            crate::spend::spend_limits(&home, &worktree.repo_root)?,
+            Arc::clone(emitter.store()),
+            task_id.clone(),
+            worktree.repo_root.display().to_string(),
+            service_tier,
+            max_output_tokens,
+        );
         // The task's git paths come from the workspace crate, which knows them (a worktree's
         // own `.git` file is written by the agent and is never read for this).
         let paths = worktree.task_git();
@@ -402,7 +411,10 @@ impl Launch {
             policy_files,
             gate,
             sandboxing,
-            budget: Budget::new(prices, max_steps, max_cost_usd).with_spent(spent_usd),
+            budget: Budget::new(prices, max_steps, max_cost_usd)
+                .with_spent(spent_usd)
+                .with_tier(service_tier),
+            spend,
             redaction,
             emitter,
             cancel,
@@ -485,6 +497,8 @@ struct TaskRun {
     gate: Arc<ApprovalGate>,
     sandboxing: Sandboxing,
     budget: Budget,
+    /// The budgets across tasks (see `crate::spend`).
+    spend: crate::spend::Spend,
     redaction: Arc<Redaction>,
     emitter: Arc<Emitter>,
     cancel: CancellationToken,
@@ -609,8 +623,28 @@ impl TaskRun {
                 messages: messages.clone(),
                 tools: tools.clone(),
             };
+            let gate = self
+                .spend
+                .before_request(
+                    self.budget.prices(),
+                    self.client.model(),
+                    &request,
+                    &self.gate,
+                    &self.emitter,
+                    &self.cancel,
+                )
+                .await?;
+            if let crate::spend::Gate::Stop(outcome) = gate {
+                return Ok(outcome);
+            }
+            let sent = std::time::Instant::now();
+            let turn = run_turn(self.client.as_ref(), &request, &self.emitter, &self.cancel).await;
+            let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if !matches!(turn, Ok(TurnResult::Response(_))) {
+                self.spend.settle()?;
+            }
             let response =
-                match run_turn(self.client.as_ref(), &request, &self.emitter, &self.cancel).await {
+                match turn {
                     Ok(TurnResult::Response(r)) => r,
                     Ok(TurnResult::Interrupted) => return Ok(interrupted()),
                     Err(CoreError::Model(e)) => {
@@ -632,8 +666,10 @@ impl TaskRun {
             } else {
                 response.model.clone()
             };
-            let usage = self.budget.record(&model, &response.usage);
+            let mut usage = self.budget.record(&model, &response);
+            usage.latency_ms = Some(latency_ms);
             self.emitter.emit(EventMsg::Usage(usage))?;
+            self.spend.after_response(&self.emitter)?;
 
             let (calls, recovered, text, invalid) = if response.tool_calls.is_empty() {
                 let found = bosun_model::recover_tool_calls(&response.text, &tools);

@@ -1,7 +1,9 @@
 //! Answering approval requests from the CLI: `--yes`, one JSON line on stdin with `--json`, an
 //! interactive prompt on a terminal, or — with none of these — a deny that says how to allow it.
 
-use bosun_protocol::{ApprovalAnswer, ApprovalDecision, ApprovalRequested, RuleScope, ToolAction};
+use bosun_protocol::{
+    ApprovalAnswer, ApprovalDecision, ApprovalKind, ApprovalRequested, RuleScope, ToolAction,
+};
 use std::io::{BufRead, IsTerminal, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +41,18 @@ impl Answerer {
             note: None,
             by: Some(by.to_string()),
         };
+        let money = matches!(
+            req.kind,
+            ApprovalKind::SpendRate | ApprovalKind::UnpricedModel
+        );
         match self {
+            Answerer::Yes if money => {
+                let mut a = base(ApprovalDecision::Deny, "--yes");
+                a.note = Some(
+                    "--yes approves tool calls, never spending past a budget's limits".into(),
+                );
+                a
+            }
             Answerer::Yes => base(ApprovalDecision::ApproveOnce, "--yes"),
             Answerer::JsonStdin => read_json_answer(req).unwrap_or_else(|why| {
                 eprintln!("bosun: {why}; denying {}", req.approval_id);

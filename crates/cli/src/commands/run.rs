@@ -119,11 +119,38 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         env_remove: s.env_remove,
     };
     let answerer = Answerer::choose(a.yes, a.json);
+    refuse_unpriced_headless(answerer, &spec.home, &root, &spec.provider.model)?;
     let store = Arc::clone(&s.store);
     runtime()?.block_on(async move {
         let handle = start_task(spec, store).await?;
         drive(handle, a.json, answerer).await
     })
+}
+
+/// With no one to answer (no terminal, or `--yes`, which approves tool calls and never
+/// spending), a model without a price under a budget is refused before the task starts: its
+/// spend could not be counted against the budget.
+fn refuse_unpriced_headless(
+    answerer: Answerer,
+    home: &std::path::Path,
+    root: &std::path::Path,
+    model: &str,
+) -> anyhow::Result<()> {
+    if !matches!(answerer, Answerer::Nobody | Answerer::Yes) {
+        return Ok(());
+    }
+    let limits = bosun_core::spend::spend_limits(home, root)?;
+    if limits.limits.is_empty() || bosun_core::load_prices(home)?.lookup(model).is_some() {
+        return Ok(());
+    }
+    Err(bosun_core::CoreError::Refused {
+        code: "unpriced_model",
+        message: format!(
+            "`{model}` has no price, so its spend cannot be counted against the budgets that apply ({}); add one with `bosun prices set {model} --input USD --output USD` (per million tokens), run it where someone can answer (a terminal, --json, the app), or remove the budgets",
+            limits.names().join(", ")
+        ),
+    }
+    .into())
 }
 
 /// `bosun continue TASK --prompt TEXT` and `bosun resume TASK`.
@@ -348,6 +375,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         env_remove: s.env_remove,
     };
     let answerer = Answerer::choose(a.yes, a.json);
+    refuse_unpriced_headless(answerer, &spec.home, &spec.repo, &spec.provider.model)?;
     let store = Arc::clone(&s.store);
     runtime()?.block_on(async move {
         let handle = start_task(spec, store).await?;
@@ -386,6 +414,7 @@ fn continue_then(
     let recorded = recorded_model(&store, &row.id)?;
     let s = session(&args.session, recorded.as_ref(), None)?;
     let a = &args.session;
+    let repo_root = std::path::PathBuf::from(&row.repo);
     let spec = ContinueSpec {
         home: s.home,
         task_id: row.id,
@@ -399,6 +428,7 @@ fn continue_then(
         env_remove: s.env_remove,
     };
     let answerer = Answerer::choose(a.yes, a.json);
+    refuse_unpriced_headless(answerer, &spec.home, &repo_root, &spec.provider.model)?;
     let store = Arc::clone(&s.store);
     ready()?;
     runtime()?.block_on(async move {

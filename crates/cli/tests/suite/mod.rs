@@ -1,6 +1,7 @@
 mod approvals;
 mod bad_input;
 mod bench;
+mod budgets;
 mod checks;
 mod containment;
 mod export;
