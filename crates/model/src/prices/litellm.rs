@@ -171,6 +171,7 @@ fn convert_entry(name: &str, entry: &Value) -> Option<ModelPrice> {
         max_output_tokens: tokens("max_output_tokens"),
         provider,
         tiers,
+        aliases: Vec::new(),
     })
 }
 

@@ -270,6 +270,10 @@ impl PriceTable {
         });
         self.labels.insert(layer, source);
         for (name, price) in models {
+            for alias in &price.aliases {
+                let price = price.clone();
+                self.models.insert(alias.clone(), Entry { price, layer });
+            }
             self.models.insert(name, Entry { price, layer });
         }
         self.reindex();

@@ -77,6 +77,9 @@ pub struct ModelPrice {
     /// than N thousand tokens), or both, `priority+above_272k_tokens`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tiers: BTreeMap<String, TierRates>,
+    /// Other names of the same model at the same price (`claude-sonnet-4-5-20250929`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -139,6 +142,7 @@ impl ModelPrice {
             max_output_tokens: None,
             provider: None,
             tiers: BTreeMap::new(),
+            aliases: Vec::new(),
         }
     }
 

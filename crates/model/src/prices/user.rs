@@ -11,6 +11,7 @@
 //! reasoning = 2.0              # optional: default the output rate
 //! context_window = 200000      # optional, prompt tokens
 //! max_output_tokens = 64000    # optional
+//! aliases = ["my-model-v2"]    # optional: other names of the same model
 //! [models."my-model".tiers.priority]            # optional tiers: batch, priority, flex,
 //! input = 2.0                                    # above_<N>k_tokens, or both
 //! [models."my-model".tiers.above_200k_tokens]   # e.g. priority+above_200k_tokens
@@ -55,7 +56,7 @@ impl UserPrice {
 }
 
 const KEYS: &str = "input, output, cache_read, cache_write, cache_write_1h, reasoning, \
-                    context_window, max_output_tokens, provider, tiers";
+                    context_window, max_output_tokens, provider, tiers, aliases";
 
 /// Reads `[models."<name>"]` sections. `what` names the file in errors.
 pub(crate) fn parse_toml(
@@ -124,7 +125,15 @@ pub fn write_user_price(home: &Path, model: &str, price: &UserPrice) -> Result<(
     let models = doc["models"]
         .as_table_mut()
         .ok_or_else(|| ModelError::Config(format!("{shown}: `models` must be a table")))?;
-    let mut entry = toml_edit::Table::new();
+    // An existing entry is emptied and refilled, so the comments around it stay.
+    if !models.get(model).is_some_and(toml_edit::Item::is_table) {
+        models.insert(model, toml_edit::Item::Table(toml_edit::Table::new()));
+    }
+    let entry = models
+        .get_mut(model)
+        .and_then(toml_edit::Item::as_table_mut)
+        .ok_or_else(|| ModelError::Config(format!("{shown}: cannot add `{model}`")))?;
+    entry.clear();
     entry.insert("input", toml_edit::value(price.input));
     entry.insert("output", toml_edit::value(price.output));
     for (key, v) in [
@@ -142,7 +151,6 @@ pub fn write_user_price(home: &Path, model: &str, price: &UserPrice) -> Result<(
             .map_err(|_| ModelError::Config(format!("context_window {c} is too large")))?;
         entry.insert("context_window", toml_edit::value(c));
     }
-    models.insert(model, toml_edit::Item::Table(entry));
     let out = doc.to_string();
     parse_toml(&out, &shown)?;
     std::fs::create_dir_all(home)
