@@ -217,6 +217,7 @@ const STEPS: &[&str] = &[
     ALTER TABLE usage_v5 RENAME TO usage;
     CREATE INDEX usage_by_ts ON usage(ts, cost_usd);
     CREATE INDEX usage_by_model ON usage(model);
+    CREATE INDEX usage_unpriced ON usage(model) WHERE cost_usd IS NULL;
 
     ALTER TABLE tasks ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE tasks ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
