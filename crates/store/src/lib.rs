@@ -30,15 +30,17 @@ mod usage;
 pub use archive::{ImportTask, Imported, TaskLimits, TaskMarks, TranscriptRemoved};
 pub use budgets::{BudgetLimit, BudgetStatus, BudgetWindow, Reservation};
 pub use checkpoints::CheckpointRow;
-pub use costs::{CostGroup, CostRow};
+pub use costs::{CostFilter, CostGroup, CostRow};
 pub use dashboard::{
     CostByClass, CostDashboard, CostFigure, CostQuery, CostTableRow, CostTask, CostTotals,
     DailySeries, Stack, TokenClasses,
 };
 pub use error::StoreError;
 pub use liveness::process_start_time;
-pub use metrics::{StatsGroup, StatsRow};
+pub use metrics::{StatsFilter, StatsGroup, StatsRow};
 pub use migrations::SCHEMA_VERSION;
+#[doc(hidden)]
+pub use migrations::create_at_version;
 pub use search::{
     FacetCount, Facets, HistoryHit, HistoryPage, HistoryQuery, REVIEW_STATES, SnippetPart, Sort,
 };
