@@ -119,7 +119,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         env_remove: s.env_remove,
     };
     let answerer = Answerer::choose(a.yes, a.json);
-    refuse_unpriced_headless(answerer, &spec.home, &root, &spec.provider.model)?;
+    refuse_unpriced_headless(answerer, &spec.home, &spec.repo, &spec.provider.model)?;
     let store = Arc::clone(&s.store);
     runtime()?.block_on(async move {
         let handle = start_task(spec, store).await?;
@@ -375,7 +375,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         env_remove: s.env_remove,
     };
     let answerer = Answerer::choose(a.yes, a.json);
-    refuse_unpriced_headless(answerer, &spec.home, &spec.repo, &spec.provider.model)?;
+    refuse_unpriced_headless(answerer, &spec.home, &root, &spec.provider.model)?;
     let store = Arc::clone(&s.store);
     runtime()?.block_on(async move {
         let handle = start_task(spec, store).await?;

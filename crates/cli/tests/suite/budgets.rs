@@ -71,15 +71,16 @@ fn warnings<'a>(run: &'a Run, code: &str) -> Vec<&'a str> {
 #[test]
 fn two_processes_share_a_budget_and_the_second_request_is_never_sent() {
     let env = Env::new();
-    // The first task's answer streams slowly, holding its reservation while the second starts.
+    // The first task's answer streams slowly (dozens of deltas, 150 ms apart), holding its
+    // reservation for seconds while the second starts.
     let server = MockModelServer::start_blocking(vec![
-        slow(costing(text("first done"), 0.001), 150),
+        slow(costing(text(&"first done. ".repeat(16)), 0.001), 150),
         text("third done"),
     ])
     .unwrap();
-    configure(&env, &server, "daily_usd = 0.03");
+    configure(&env, &server, "daily_usd = 0.019");
 
-    let mut first = env
+    let first = env
         .bosun()
         .args(run_args(&env, "first", &["--mode", "full-auto"]))
         .stdout(Stdio::piped())
@@ -94,7 +95,7 @@ fn two_processes_share_a_budget_and_the_second_request_is_never_sent() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    // Two reservations of about $0.018 do not fit in $0.03: the second task stops before its
+    // Two reservations of $0.013 to $0.018 do not fit in $0.019: the second task stops before its
     // request.
     let second = env.run_args(&run_args(&env, "second", &["--mode", "full-auto"]));
     let (status, summary) = second.finished();
@@ -198,18 +199,26 @@ fn the_spend_rate_breaker_stops_a_headless_task_and_asks_when_someone_can_answer
     assert_eq!(asked, vec![ApprovalKind::SpendRate]);
     assert_eq!(server.model_requests().len(), 1);
 
-    // --yes approves tool calls, never spending.
+    // The breaker counts every task's spend: a second task within the minute is held before
+    // its first request, and --yes (which approves tool calls, never spending) does not let it go.
     let server = MockModelServer::start_blocking(vec![pricey(), text("unreachable")]).unwrap();
     configure(&env, &server, "max_usd_per_minute = 0.01");
     let run = env.run_args(&run_args(&env, "burn", &["--mode", "full-auto", "--yes"]));
     assert_eq!(run.finished().0, TaskStatus::BudgetExceeded);
-    assert_eq!(server.model_requests().len(), 1);
+    assert!(server.model_requests().is_empty());
 
-    // Someone approves: the task goes on (the minute starts again from the approval).
+    // Someone approves: the task goes on, and the minute starts again from each approval (so
+    // its own $0.02 trips the breaker once more before its second request).
     let server = MockModelServer::start_blocking(vec![pricey(), text("done")]).unwrap();
     configure(&env, &server, "max_usd_per_minute = 0.01");
-    let run = answering(&env, "burn", |_| "approve_once");
+    let mut asked = 0;
+    let run = answering(&env, "burn", |r| {
+        assert_eq!(r.kind, ApprovalKind::SpendRate);
+        asked += 1;
+        "approve_once"
+    });
     assert_eq!(run.finished().0, TaskStatus::Completed, "{}", run.stderr());
+    assert_eq!(asked, 2);
     assert_eq!(server.model_requests().len(), 2);
 }
 
