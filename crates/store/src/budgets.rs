@@ -111,8 +111,7 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
             .query_row([], |r| r.get(0))?,
         Some(repo) => conn
             .prepare_cached(&format!(
-                "SELECT total(u.cost_usd) FROM usage u JOIN tasks t ON t.id = u.task_id
-                 WHERE u.ts >= {start} AND t.repo = ?1"
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND u.repo = ?1"
             ))?
             .query_row([repo], |r| r.get(0))?,
     };

@@ -75,7 +75,7 @@ impl Store {
         let monday = format!("date(u.ts, {LOCAL_MONDAY})");
         let (key, order) = match by {
             CostGroup::Task => ("u.task_id", "total(u.cost_usd) DESC, key"),
-            CostGroup::Repo => ("t.repo", "total(u.cost_usd) DESC, key"),
+            CostGroup::Repo => ("u.repo", "total(u.cost_usd) DESC, key"),
             CostGroup::Model => ("u.model", "total(u.cost_usd) DESC, key"),
             CostGroup::Day => ("date(u.ts, 'localtime')", "key DESC"),
             CostGroup::Week => (monday.as_str(), "key DESC"),
@@ -84,9 +84,9 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key} AS key, {FIGURE_COLUMNS}
-             FROM usage u JOIN tasks t ON t.id = u.task_id
+             FROM usage u
              WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
-                 AND (?3 IS NULL OR t.repo = ?3)
+                 AND (?3 IS NULL OR u.repo = ?3)
              GROUP BY key ORDER BY {order}"
         ))?;
         let rows = stmt.query_map(params![filter.since, filter.until, filter.repo], |r| {

@@ -545,16 +545,16 @@ impl Scenario {
                     path: "src/lib.rs".into(),
                     hunks: vec!["h1".into(), "h2".into()],
                 }));
-                if self.review == Review::Merged {
-                    if let Ok(msg) = serde_json::from_value(serde_json::json!({
+                if self.review == Review::Merged
+                    && let Ok(msg) = serde_json::from_value(serde_json::json!({
                         "type": "review", "action": "merge",
                         "outcome": {"branch": "main", "created": false, "commits": ["0".repeat(40)],
                             "files": 1, "hunks": 2, "left_out": 0, "checked_out": false,
                             "worktree": "/w", "worktree_bytes": 0},
                         "checks": []
-                    })) {
-                        out.push(msg);
-                    }
+                    }))
+                {
+                    out.push(msg);
                 }
             }
             Review::ChangesRequested => {
