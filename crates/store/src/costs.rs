@@ -82,6 +82,8 @@ impl Store {
             CostGroup::Month => ("strftime('%Y-%m', u.ts, 'localtime')", "key DESC"),
         };
         let conn = self.conn();
+        let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
+        let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key} AS key, {FIGURE_COLUMNS}
              FROM usage u
@@ -89,7 +91,7 @@ impl Store {
                  AND (?3 IS NULL OR u.repo = ?3)
              GROUP BY key ORDER BY {order}"
         ))?;
-        let rows = stmt.query_map(params![filter.since, filter.until, filter.repo], |r| {
+        let rows = stmt.query_map(params![since, until, filter.repo], |r| {
             Ok(CostRow {
                 key: r.get(0)?,
                 figure: figure(r, 1)?,

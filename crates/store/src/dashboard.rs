@@ -254,6 +254,22 @@ fn period_figure(
     Ok(stmt.query_row(params![since, repo], |r| figure(r, 0))?)
 }
 
+/// An RFC 3339 time as the journal writes times (UTC, milliseconds, `Z`), so it compares with
+/// `ts` as text; a time SQLite cannot read is a [`StoreError::BadQuery`].
+pub(crate) fn utc_time(conn: &Connection, t: Option<&str>) -> Result<Option<String>, StoreError> {
+    let Some(t) = t else {
+        return Ok(None);
+    };
+    let utc: Option<String> = conn
+        .prepare_cached("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?1)")?
+        .query_row([t], |r| r.get(0))?;
+    utc.map(Some).ok_or_else(|| {
+        StoreError::BadQuery(format!(
+            "`{t}` is not a time; write an RFC 3339 time such as 2026-11-30T09:00:00Z"
+        ))
+    })
+}
+
 /// The columns of `usage_hourly` in [`FIGURE_COLUMNS`]' order, summed.
 const HOURLY_COLUMNS: &str = "total(h.cost_usd), total(h.cost_input), total(h.cost_cache_read), \
     total(h.cost_cache_write), total(h.cost_cache_write_1h), total(h.cost_output), \
@@ -391,9 +407,10 @@ impl Store {
         let days = q.days.clamp(1, 366);
         let limit = if q.limit == 0 { 50 } else { q.limit as usize };
         let repo = q.repo.as_deref();
-        let since = q.since.as_deref();
-        let until = q.until.as_deref();
         let conn = self.conn();
+        let since = utc_time(&conn, q.since.as_deref())?;
+        let until = utc_time(&conn, q.until.as_deref())?;
+        let (since, until) = (since.as_deref(), until.as_deref());
 
         // The tables by repository and model, from one pass grouped by both.
         let mut by_repo: HashMap<String, CostFigure> = HashMap::new();

@@ -330,6 +330,8 @@ impl Store {
             StatsGroup::Week => "date(t.finished_at, 'localtime', 'weekday 0', '-6 days')",
         };
         let conn = self.conn();
+        let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
+        let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key}, t.status, t.review_state, t.checks,
                  t.finished_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '{REVIEW_GRACE}'),

@@ -311,3 +311,108 @@ fn the_dashboard_totals_charts_and_tables_agree_and_the_runaway_task_is_an_outli
     assert_eq!(only.series[0].key, "/src/r0");
     assert!(only.unpriced_models.is_empty());
 }
+
+#[test]
+fn the_hourly_rollup_agrees_with_the_usage_rows_for_any_period_and_after_a_task_is_deleted() {
+    let (_dir, _path, store) = journal();
+    let times = [
+        "2026-11-28T09:59:59.999Z",
+        "2026-11-28T10:00:00.000Z",
+        "2026-11-28T10:30:00.000Z",
+        "2026-11-28T11:15:00.000Z",
+        "2026-11-29T23:45:00.000Z",
+    ];
+    for (t, repo) in [("01x", "/src/x"), ("01y", "/src/y")] {
+        let mut task = new_task(t, times[0]);
+        task.repo = repo.into();
+        store.create_task(&task).unwrap();
+        for (i, ts) in times.iter().enumerate() {
+            let cost = (i + 1) as f64;
+            let msg = if i == 3 {
+                unpriced("local")
+            } else {
+                priced("model-a", cost, "litellm 1.0")
+            };
+            store.append_event(&at(t, i as u64 + 1, ts, msg)).unwrap();
+        }
+    }
+    let periods = [
+        (None, None),
+        (Some("2026-11-28T10:00:00.000Z"), None),
+        (
+            Some("2026-11-28T10:15:00.000Z"),
+            Some("2026-11-28T11:20:00.000Z"),
+        ),
+        (
+            Some("2026-11-28T10:15:00.000Z"),
+            Some("2026-11-28T10:45:00.000Z"),
+        ),
+        (None, Some("2026-11-28T10:00:00.000Z")),
+        (Some("2026-11-28T11:00:00+01:00"), None),
+    ];
+    let check = |store: &Store| {
+        for (since, until) in periods {
+            for repo in [None, Some("/src/y")] {
+                let filter = CostFilter {
+                    since: since.map(str::to_string),
+                    until: until.map(str::to_string),
+                    repo: repo.map(str::to_string),
+                };
+                let raw = store.costs(CostGroup::Model, &filter).unwrap();
+                let d = store
+                    .cost_dashboard(&CostQuery {
+                        days: 30,
+                        since: filter.since.clone(),
+                        until: filter.until.clone(),
+                        repo: filter.repo.clone(),
+                        ..Default::default()
+                    })
+                    .unwrap();
+                let mut from_dashboard: Vec<(String, u64, u64, String)> = d
+                    .by_model
+                    .iter()
+                    .map(|r| {
+                        let f = &r.figure;
+                        (
+                            r.key.clone(),
+                            f.responses,
+                            f.unpriced_responses,
+                            format!("{:.6}", f.cost_usd),
+                        )
+                    })
+                    .collect();
+                let mut from_rows: Vec<(String, u64, u64, String)> = raw
+                    .iter()
+                    .map(|r| {
+                        let f = &r.figure;
+                        (
+                            r.key.clone(),
+                            f.responses,
+                            f.unpriced_responses,
+                            format!("{:.6}", f.cost_usd),
+                        )
+                    })
+                    .collect();
+                from_dashboard.sort();
+                from_rows.sort();
+                assert_eq!(from_dashboard, from_rows, "{since:?}..{until:?} {repo:?}");
+            }
+        }
+    };
+    check(&store);
+    let bad = store.costs(
+        CostGroup::Day,
+        &CostFilter {
+            since: Some("last tuesday".into()),
+            ..Default::default()
+        },
+    );
+    assert!(
+        matches!(bad, Err(bosun_store::StoreError::BadQuery(_))),
+        "{bad:?}"
+    );
+    store.delete_task(&TaskId::from("01x")).unwrap();
+    check(&store);
+    let all = store.cost_totals(None).unwrap().all;
+    assert_eq!((all.responses, all.unpriced_responses), (5, 1));
+}
