@@ -120,7 +120,10 @@ impl PriceTable {
         Cost {
             usd: per_token(uncached, p.input)
                 + per_token(usage.cached_input_tokens, p.cache_read)
-                + per_token(usage.cache_write_tokens + usage.cache_write_1h_tokens, p.cache_write)
+                + per_token(
+                    usage.cache_write_tokens + usage.cache_write_1h_tokens,
+                    p.cache_write,
+                )
                 + per_token(usage.output_tokens + usage.reasoning_tokens, p.output),
             priced: true,
         }

@@ -350,7 +350,7 @@ impl Store {
                  AND (?1 IS NULL OR t.finished_at >= ?1) AND (?2 IS NULL OR t.finished_at < ?2)
                  AND (?3 IS NULL OR t.repo = ?3)"
         ))?;
-        let rows = stmt.query_map(params![filter.since, filter.until, filter.repo], |r| {
+        let rows = stmt.query_map(params![since, until, filter.repo], |r| {
             Ok(TaskFacts {
                 key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
                 status: r.get(1)?,
