@@ -371,7 +371,13 @@ pub(crate) fn totals_in(
         month: period_figure(conn, repo, Some(&month))?,
         all: match all {
             Some(all) => all,
-            None => period_figure(conn, repo, None)?,
+            None => {
+                let mut all = CostFigure::default();
+                for (_, _, f) in by_repo_and_model(conn, None, None, repo)? {
+                    all.add(&f);
+                }
+                all
+            }
         },
     })
 }
