@@ -453,3 +453,14 @@ fn the_hourly_rollup_agrees_with_the_usage_rows_for_any_period_and_after_a_task_
     let all = store.cost_totals(None).unwrap().all;
     assert_eq!((all.responses, all.unpriced_responses), (5, 1));
 }
+
+/// `bosun bench costs` without the CLI, for an optimised build:
+/// `cargo nextest run --release -p bosun-store --run-ignored only -E 'test(/bench_costs/)' --no-capture`.
+#[test]
+#[ignore = "builds or reuses the 10 000-task / 1 000 000-event journal in /var/tmp/bosun-bench"]
+fn bench_costs_on_the_generated_journal() {
+    let dir = std::path::PathBuf::from(
+        std::env::var("BOSUN_BENCH_DIR").unwrap_or_else(|_| "/var/tmp/bosun-bench".into()),
+    );
+    bosun_store::search::bench::run_costs(10_000, 1_000_000, &dir, &mut std::io::stdout()).unwrap();
+}
