@@ -111,8 +111,7 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
             .query_row([], |r| r.get(0))?,
         Some(repo) => conn
             .prepare_cached(&format!(
-                "SELECT total(u.cost_usd) FROM usage u JOIN tasks t ON t.id = u.task_id
-                 WHERE u.ts >= {start} AND t.repo = ?1"
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND u.repo = ?1"
             ))?
             .query_row([repo], |r| r.get(0))?,
     };
@@ -127,6 +126,17 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
         spent_usd: spent,
         reserved_usd: reserved,
     })
+}
+
+impl BudgetStatus {
+    /// Spent and reserved over the limit (0.8 is the 80 % warning; 1 or more: reached).
+    pub fn used_fraction(&self) -> f64 {
+        if self.limit.limit_usd > 0.0 {
+            (self.spent_usd + self.reserved_usd) / self.limit.limit_usd
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 impl BudgetLimit {

@@ -249,9 +249,104 @@ fn period_figure(
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {FIGURE_COLUMNS} FROM usage u
          WHERE (?1 IS NULL OR u.ts >= ?1)
-             AND (?2 IS NULL OR u.task_id IN (SELECT id FROM tasks WHERE repo = ?2))"
+             AND (?2 IS NULL OR u.repo = ?2)"
     ))?;
     Ok(stmt.query_row(params![since, repo], |r| figure(r, 0))?)
+}
+
+/// An RFC 3339 time as the journal writes times (UTC, milliseconds, `Z`), so it compares with
+/// `ts` as text; a time SQLite cannot read is a [`StoreError::BadQuery`].
+pub(crate) fn utc_time(conn: &Connection, t: Option<&str>) -> Result<Option<String>, StoreError> {
+    let Some(t) = t else {
+        return Ok(None);
+    };
+    let utc: Option<String> = conn
+        .prepare_cached("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?1)")?
+        .query_row([t], |r| r.get(0))?;
+    utc.map(Some).ok_or_else(|| {
+        StoreError::BadQuery(format!(
+            "`{t}` is not a time; write an RFC 3339 time such as 2026-11-30T09:00:00Z"
+        ))
+    })
+}
+
+/// The columns of `usage_hourly` in [`FIGURE_COLUMNS`]' order, summed.
+pub(crate) const HOURLY_COLUMNS: &str = "total(h.cost_usd), total(h.cost_input), total(h.cost_cache_read), \
+    total(h.cost_cache_write), total(h.cost_cache_write_1h), total(h.cost_output), \
+    total(h.cost_reasoning), total(h.reported_usd), total(h.unsplit_usd), total(h.savings_usd), \
+    sum(h.responses), sum(h.unpriced), sum(h.input_tokens), sum(h.cached_input_tokens), \
+    sum(h.cache_write_tokens), sum(h.cache_write_1h_tokens), sum(h.output_tokens), \
+    sum(h.reasoning_tokens)";
+
+/// The usage in `[since, until)` grouped by repository and model: whole UTC hours from
+/// `usage_hourly`, the parts of hours at either end from `usage`.
+pub(crate) fn by_repo_and_model(
+    conn: &Connection,
+    since: Option<&str>,
+    until: Option<&str>,
+    repo: Option<&str>,
+) -> Result<Vec<(String, String, CostFigure)>, StoreError> {
+    // The first whole hour at or after `since` and the hour `until` falls in.
+    let (first, last): (Option<String>, Option<String>) = conn
+        .prepare_cached(
+            "SELECT CASE WHEN ?1 IS NULL THEN NULL
+                     WHEN strftime('%M:%f', ?1) = '00:00.000' THEN strftime('%Y-%m-%dT%H', ?1)
+                     ELSE strftime('%Y-%m-%dT%H', ?1, '+1 hour') END,
+                 strftime('%Y-%m-%dT%H', ?2)",
+        )?
+        .query_row(params![since, until], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let unreadable = (since.is_some() && first.is_none()) || (until.is_some() && last.is_none());
+    let empty_middle = matches!((&first, &last), (Some(f), Some(l)) if f >= l);
+    let mut out = Vec::new();
+    let mut push = |r: &Row<'_>| -> rusqlite::Result<()> {
+        out.push((r.get(0)?, r.get(1)?, figure(r, 2)?));
+        Ok(())
+    };
+    if unreadable || empty_middle {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT u.repo, u.model, {FIGURE_COLUMNS} FROM usage u
+             WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
+                 AND (?3 IS NULL OR u.repo = ?3)
+             GROUP BY u.repo, u.model"
+        ))?;
+        let mut rows = stmt.query(params![since, until, repo])?;
+        while let Some(r) = rows.next()? {
+            push(r)?;
+        }
+        return Ok(out);
+    }
+    let mut whole = conn.prepare_cached(&format!(
+        "SELECT h.repo, h.model, {HOURLY_COLUMNS} FROM usage_hourly h
+         WHERE (?1 IS NULL OR h.hour >= ?1) AND (?2 IS NULL OR h.hour < ?2)
+             AND (?3 IS NULL OR h.repo = ?3)
+         GROUP BY h.repo, h.model"
+    ))?;
+    let mut rows = whole.query(params![first, last, repo])?;
+    while let Some(r) = rows.next()? {
+        push(r)?;
+    }
+    drop(rows);
+    // The ends: from `since` to the first whole hour, and from the last one's start to `until`.
+    let mut part = conn.prepare_cached(&format!(
+        "SELECT u.repo, u.model, {FIGURE_COLUMNS} FROM usage u
+         WHERE u.ts >= ?1 AND u.ts < ?2 AND (?3 IS NULL OR u.repo = ?3)
+         GROUP BY u.repo, u.model"
+    ))?;
+    let ends: [Option<(String, String)>; 2] = [
+        since
+            .map(str::to_string)
+            .zip(first.as_ref().map(|f| format!("{f}:00:00.000Z"))),
+        last.as_ref()
+            .map(|l| format!("{l}:00:00.000Z"))
+            .zip(until.map(str::to_string)),
+    ];
+    for (from, to) in ends.into_iter().flatten() {
+        let mut rows = part.query(params![from, to, repo])?;
+        while let Some(r) = rows.next()? {
+            push(r)?;
+        }
+    }
+    Ok(out)
 }
 
 /// Today, this week, this month and all time, for one repository or all.
@@ -276,7 +371,13 @@ pub(crate) fn totals_in(
         month: period_figure(conn, repo, Some(&month))?,
         all: match all {
             Some(all) => all,
-            None => period_figure(conn, repo, None)?,
+            None => {
+                let mut all = CostFigure::default();
+                for (_, _, f) in by_repo_and_model(conn, None, None, repo)? {
+                    all.add(&f);
+                }
+                all
+            }
         },
     })
 }
@@ -312,35 +413,19 @@ impl Store {
         let days = q.days.clamp(1, 366);
         let limit = if q.limit == 0 { 50 } else { q.limit as usize };
         let repo = q.repo.as_deref();
-        let since = q.since.as_deref();
-        let until = q.until.as_deref();
         let conn = self.conn();
+        let since = utc_time(&conn, q.since.as_deref())?;
+        let until = utc_time(&conn, q.until.as_deref())?;
+        let (since, until) = (since.as_deref(), until.as_deref());
 
         // The tables by repository and model, from one pass grouped by both.
         let mut by_repo: HashMap<String, CostFigure> = HashMap::new();
         let mut by_model: HashMap<String, CostFigure> = HashMap::new();
         let mut all = CostFigure::default();
-        {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT t.repo, u.model, {FIGURE_COLUMNS}
-                 FROM usage u JOIN tasks t ON t.id = u.task_id
-                 WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
-                     AND (?3 IS NULL OR t.repo = ?3)
-                 GROUP BY t.repo, u.model"
-            ))?;
-            let rows = stmt.query_map(params![since, until, repo], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    figure(r, 2)?,
-                ))
-            })?;
-            for row in rows {
-                let (repo, model, f) = row?;
-                by_repo.entry(repo).or_default().add(&f);
-                by_model.entry(model).or_default().add(&f);
-                all.add(&f);
-            }
+        for (repo, model, f) in by_repo_and_model(&conn, since, until, repo)? {
+            by_repo.entry(repo).or_default().add(&f);
+            by_model.entry(model).or_default().add(&f);
+            all.add(&f);
         }
         let table = |groups: HashMap<String, CostFigure>| {
             let mut rows: Vec<CostTableRow> = groups
@@ -372,13 +457,20 @@ impl Store {
         };
 
         // The tasks: every task's cost (for the outliers), then the figures of those shown.
+        let rank_sql = if since.is_none() && until.is_none() {
+            // All time: the task rows' totals are the sums of their usage rows.
+            "SELECT t.id, t.cost_usd AS cost FROM tasks t
+             WHERE ?1 IS NULL AND ?2 IS NULL AND (?3 IS NULL OR t.repo = ?3)
+                 AND EXISTS (SELECT 1 FROM usage u WHERE u.task_id = t.id)
+             ORDER BY cost DESC, t.id"
+        } else {
+            "SELECT u.task_id, total(u.cost_usd) AS cost FROM usage u
+             WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
+                 AND (?3 IS NULL OR u.repo = ?3)
+             GROUP BY u.task_id ORDER BY cost DESC, u.task_id"
+        };
         let mut ranked: Vec<CostTableRow> = conn
-            .prepare_cached(
-                "SELECT u.task_id, total(u.cost_usd) AS cost FROM usage u
-                 WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
-                     AND (?3 IS NULL OR u.task_id IN (SELECT id FROM tasks WHERE repo = ?3))
-                 GROUP BY u.task_id ORDER BY cost DESC, u.task_id",
-            )?
+            .prepare_cached(rank_sql)?
             .query_map(params![since, until, repo], |r| {
                 Ok(CostTableRow {
                     key: r.get(0)?,
@@ -433,21 +525,15 @@ impl Store {
             .query_map([days], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
         let day_keys: Vec<String> = bounds.iter().map(|b| b.0.clone()).collect();
-        let (stack, join) = match (q.stack, repo) {
-            (Stack::Model, None) => ("u.model", ""),
-            (Stack::Model, Some(_)) => ("u.model", "JOIN tasks t ON t.id = u.task_id"),
-            (Stack::Repo, _) => ("t.repo", "JOIN tasks t ON t.id = u.task_id"),
-        };
-        let repo_clause = if repo.is_some() {
-            "AND t.repo = ?2"
-        } else {
-            "AND ?2 IS NULL"
+        let stack = match q.stack {
+            Stack::Model => "u.model",
+            Stack::Repo => "u.repo",
         };
         let mut per_key: HashMap<String, (f64, Vec<f64>)> = HashMap::new();
         {
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {stack} AS key, total(u.cost_usd) FROM usage u {join}
-                 WHERE u.ts >= ?1 AND u.ts < ?3 {repo_clause}
+                "SELECT {stack} AS key, total(u.cost_usd) FROM usage u
+                 WHERE u.ts >= ?1 AND u.ts < ?3 AND (?2 IS NULL OR u.repo = ?2)
                  GROUP BY key"
             ))?;
             for (i, (_, start, end)) in bounds.iter().enumerate() {
@@ -492,7 +578,7 @@ impl Store {
             .prepare_cached(
                 "SELECT DISTINCT u.model FROM usage u INDEXED BY usage_unpriced
                  WHERE u.cost_usd IS NULL
-                     AND (?1 IS NULL OR u.task_id IN (SELECT id FROM tasks WHERE repo = ?1))
+                     AND (?1 IS NULL OR u.repo = ?1)
                  ORDER BY u.model",
             )?
             .query_map([repo], |r| r.get(0))?

@@ -179,8 +179,12 @@ struct TaskFacts {
 }
 
 impl TaskFacts {
+    /// User messages after the prompt, less those that carried a request for changes (the
+    /// review's comments are sent as one; the request counts on its own).
     fn follow_ups(&self) -> u64 {
-        self.user_messages.saturating_sub(1)
+        self.user_messages
+            .saturating_sub(1)
+            .saturating_sub(self.requests_for_changes)
     }
 
     fn interventions(&self) -> u64 {
@@ -330,6 +334,8 @@ impl Store {
             StatsGroup::Week => "date(t.finished_at, 'localtime', 'weekday 0', '-6 days')",
         };
         let conn = self.conn();
+        let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
+        let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key}, t.status, t.review_state, t.checks,
                  t.finished_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '{REVIEW_GRACE}'),
@@ -348,7 +354,7 @@ impl Store {
                  AND (?1 IS NULL OR t.finished_at >= ?1) AND (?2 IS NULL OR t.finished_at < ?2)
                  AND (?3 IS NULL OR t.repo = ?3)"
         ))?;
-        let rows = stmt.query_map(params![filter.since, filter.until, filter.repo], |r| {
+        let rows = stmt.query_map(params![since, until, filter.repo], |r| {
             Ok(TaskFacts {
                 key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
                 status: r.get(1)?,

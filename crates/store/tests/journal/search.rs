@@ -552,6 +552,7 @@ fn the_migration_indexes_an_existing_journal_as_appending_does() {
     // step 5's metrics, reservations and token columns).
     conn.execute_batch(
         "DROP TABLE task_metrics; DROP TABLE budget_reservations;
+         DROP TRIGGER usage_into_hourly; DROP TRIGGER usage_out_of_hourly; DROP TABLE usage_hourly;
          ALTER TABLE tasks DROP COLUMN cache_write_1h_tokens; ALTER TABLE tasks DROP COLUMN reasoning_tokens;
          DROP TABLE task_marks; DROP TRIGGER events_leave_search; DROP TRIGGER tasks_leave_search; DROP TABLE search;
          DROP INDEX tasks_by_number; ALTER TABLE tasks DROP COLUMN number;
