@@ -221,12 +221,9 @@ impl Spend {
             return Ok(Gate::Go);
         }
         let prompt = estimate_prompt_tokens(request);
-        let Some(amount) = prices.max_cost(
-            model,
-            prompt,
-            u64::from(self.max_output_tokens),
-            self.tier,
-        ) else {
+        let Some(amount) =
+            prices.max_cost(model, prompt, u64::from(self.max_output_tokens), self.tier)
+        else {
             return self.unpriced(model, gate, emitter, cancel).await;
         };
         match self
@@ -358,7 +355,15 @@ impl Spend {
             budgets.join(", ")
         );
         match self
-            .ask(gate, emitter, cancel, "unpriced_model", &action, reason, "budgets")
+            .ask(
+                gate,
+                emitter,
+                cancel,
+                "unpriced_model",
+                &action,
+                reason,
+                "budgets",
+            )
             .await?
         {
             Approval::Approved | Approval::Always { .. } => {
@@ -533,10 +538,14 @@ mod tests {
     fn a_negative_or_unknown_budget_is_an_error_naming_it() {
         let repo = tempfile::tempdir().unwrap();
         let home = home_with("[budgets]\ndaily_usd = -1\n");
-        let err = spend_limits(home.path(), repo.path()).unwrap_err().to_string();
+        let err = spend_limits(home.path(), repo.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("daily_usd = -1"), "{err}");
         let home = home_with("[budgets]\ndayly_usd = 1\n");
-        let err = spend_limits(home.path(), repo.path()).unwrap_err().to_string();
+        let err = spend_limits(home.path(), repo.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("dayly_usd"), "{err}");
         let home = home_with("");
         assert!(spend_limits(home.path(), repo.path()).unwrap().is_empty());

@@ -643,23 +643,22 @@ impl TaskRun {
             if !matches!(turn, Ok(TurnResult::Response(_))) {
                 self.spend.settle()?;
             }
-            let response =
-                match turn {
-                    Ok(TurnResult::Response(r)) => r,
-                    Ok(TurnResult::Interrupted) => return Ok(interrupted()),
-                    Err(CoreError::Model(e)) => {
-                        let message = e.to_string();
-                        self.emitter.emit(EventMsg::Error(ErrorEvent {
-                            code: e.code().into(),
-                            message: message.clone(),
-                        }))?;
-                        return Ok(TaskOutcome {
-                            status: TaskStatus::Failed,
-                            summary: message,
-                        });
-                    }
-                    Err(e) => return Err(e),
-                };
+            let response = match turn {
+                Ok(TurnResult::Response(r)) => r,
+                Ok(TurnResult::Interrupted) => return Ok(interrupted()),
+                Err(CoreError::Model(e)) => {
+                    let message = e.to_string();
+                    self.emitter.emit(EventMsg::Error(ErrorEvent {
+                        code: e.code().into(),
+                        message: message.clone(),
+                    }))?;
+                    return Ok(TaskOutcome {
+                        status: TaskStatus::Failed,
+                        summary: message,
+                    });
+                }
+                Err(e) => return Err(e),
+            };
 
             let model = if response.model.is_empty() {
                 self.client.model().to_string()

@@ -48,9 +48,8 @@ impl Answerer {
         match self {
             Answerer::Yes if money => {
                 let mut a = base(ApprovalDecision::Deny, "--yes");
-                a.note = Some(
-                    "--yes approves tool calls, never spending past a budget's limits".into(),
-                );
+                a.note =
+                    Some("--yes approves tool calls, never spending past a budget's limits".into());
                 a
             }
             Answerer::Yes => base(ApprovalDecision::ApproveOnce, "--yes"),

@@ -105,7 +105,10 @@ fn two_processes_share_a_budget_and_the_second_request_is_never_sent() {
     assert!(summary.contains("daily_usd"), "{summary}");
     assert!(summary.contains("reserved"), "{summary}");
     assert!(
-        second.events.iter().all(|e| !matches!(e.msg, EventMsg::Usage(_))),
+        second
+            .events
+            .iter()
+            .all(|e| !matches!(e.msg, EventMsg::Usage(_))),
         "the refused task made no request"
     );
     assert_eq!(server.model_requests().len(), 1, "the mock saw one request");
@@ -120,7 +123,12 @@ fn two_processes_share_a_budget_and_the_second_request_is_never_sent() {
 
     // The first task settled at its real cost ($0.001): a third one fits again.
     let third = env.run_args(&run_args(&env, "third", &["--mode", "full-auto"]));
-    assert_eq!(third.finished().0, TaskStatus::Answered, "{}", third.stderr());
+    assert_eq!(
+        third.finished().0,
+        TaskStatus::Answered,
+        "{}",
+        third.stderr()
+    );
     assert_eq!(server.model_requests().len(), 2);
 }
 
@@ -245,7 +253,11 @@ fn an_unpriced_model_under_a_budget_is_refused_headless_and_asked_otherwise() {
     assert_eq!(run.code(), Some(2), "{}", run.stderr());
     assert!(run.stderr().contains("no price"), "{}", run.stderr());
     assert!(run.stderr().contains("weekly_usd"), "{}", run.stderr());
-    assert!(run.stderr().contains("bosun prices set"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("bosun prices set"),
+        "{}",
+        run.stderr()
+    );
     assert!(server.model_requests().is_empty());
     let mut yes = args.to_vec();
     yes.push("--yes");
@@ -255,7 +267,11 @@ fn an_unpriced_model_under_a_budget_is_refused_headless_and_asked_otherwise() {
     let mut asked = 0;
     let run = answering_args(
         &env,
-        &run_args(&env, "hi", &["--model", "my-local-model", "--mode", "full-auto"]),
+        &run_args(
+            &env,
+            "hi",
+            &["--model", "my-local-model", "--mode", "full-auto"],
+        ),
         |r| {
             assert_eq!(r.kind, ApprovalKind::UnpricedModel);
             asked += 1;
@@ -279,7 +295,11 @@ fn an_unpriced_model_under_a_budget_is_refused_headless_and_asked_otherwise() {
     configure(&env, &server, "weekly_usd = 5");
     let run = answering_args(
         &env,
-        &run_args(&env, "hi", &["--model", "my-local-model", "--mode", "full-auto"]),
+        &run_args(
+            &env,
+            "hi",
+            &["--model", "my-local-model", "--mode", "full-auto"],
+        ),
         |_| "deny",
     );
     let (status, summary) = run.finished();
@@ -303,7 +323,10 @@ fn a_repository_budget_holds_only_that_repository() {
     let run = env.run_args(&run_args(&env, "x", &["--mode", "full-auto"]));
     let (status, summary) = run.finished();
     assert_eq!(status, TaskStatus::BudgetExceeded, "{summary}");
-    assert!(summary.contains(&format!("daily budget of {}", root.display())), "{summary}");
+    assert!(
+        summary.contains(&format!("daily budget of {}", root.display())),
+        "{summary}"
+    );
     assert!(server.model_requests().is_empty());
 
     let other = bosun_testkit::fixture_repo(&env.dir.path().join("other")).unwrap();
@@ -322,8 +345,16 @@ fn a_repository_budget_holds_only_that_repository() {
     assert_eq!(run.finished().0, TaskStatus::Answered, "{}", run.stderr());
 }
 
-fn answering(env: &Env, prompt: &str, decide: impl FnMut(&bosun_protocol::ApprovalRequested) -> &'static str) -> Run {
-    answering_args(env, &run_args(env, prompt, &["--mode", "full-auto"]), decide)
+fn answering(
+    env: &Env,
+    prompt: &str,
+    decide: impl FnMut(&bosun_protocol::ApprovalRequested) -> &'static str,
+) -> Run {
+    answering_args(
+        env,
+        &run_args(env, prompt, &["--mode", "full-auto"]),
+        decide,
+    )
 }
 
 /// Runs `bosun ARGS` (with `--json`), answering each approval with `decide`'s decision.
