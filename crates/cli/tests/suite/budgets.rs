@@ -9,7 +9,6 @@ use super::support::*;
 use bosun_protocol::{ApprovalKind, EventMsg, TaskStatus};
 use bosun_testkit::{MockModelServer, MockReply, MockUsage};
 use serde_json::json;
-use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
 fn configure(env: &Env, server: &MockModelServer, budgets: &str) {
@@ -363,27 +362,10 @@ fn answering_args(
     args: &[&str],
     mut decide: impl FnMut(&bosun_protocol::ApprovalRequested) -> &'static str,
 ) -> Run {
-    let mut child = env
-        .bosun()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut events = Vec::new();
-    for line in BufReader::new(stdout).lines() {
-        let ev: bosun_protocol::Event = serde_json::from_str(&line.unwrap()).unwrap();
-        if let EventMsg::ApprovalRequested(req) = &ev.msg {
-            let reply = json!({"approval_id": req.approval_id, "decision": decide(req)});
-            writeln!(stdin, "{reply}").unwrap();
-            stdin.flush().unwrap();
-        }
-        events.push(ev);
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    Run { events, output }
+    let mut cmd = env.bosun();
+    cmd.args(args);
+    answer_while_running(
+        cmd,
+        |req| json!({"approval_id": req.approval_id, "decision": decide(req)}),
+    )
 }

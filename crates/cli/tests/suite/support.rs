@@ -271,15 +271,14 @@ pub fn run_answering_with_env(
     prompt: &str,
     extra: &[&str],
     vars: &[(&str, &str)],
-    mut answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
+    answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
 ) -> Run {
-    use std::io::{BufRead, BufReader, Write};
     let base = format!("{}/v1", server.url());
     let mut bosun = env.bosun();
     for (k, v) in vars {
         bosun.env(k, v);
     }
-    let mut child = bosun
+    bosun
         .args([
             "run",
             "--json",
@@ -296,7 +295,18 @@ pub fn run_answering_with_env(
             "--model",
             "mock-model",
         ])
-        .args(extra)
+        .args(extra);
+    answer_while_running(bosun, answer)
+}
+
+/// Runs `cmd` (a `bosun … --json`), answering each `approval_requested` with the JSON line
+/// `answer` returns, written to its stdin.
+pub fn answer_while_running(
+    mut cmd: Command,
+    mut answer: impl FnMut(&bosun_protocol::ApprovalRequested) -> serde_json::Value,
+) -> Run {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = cmd
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
