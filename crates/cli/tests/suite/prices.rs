@@ -171,3 +171,84 @@ fn the_table_says_where_it_came_from() {
         ]
     );
 }
+
+/// A price change prices what comes after it; what was spent before keeps the rates it was
+/// charged at (the journal stores them with each response).
+#[test]
+fn a_price_change_leaves_history_alone() {
+    let env = Env::new();
+    let set = |input: &str| {
+        let out = env
+            .bosun()
+            .args([
+                "prices",
+                "set",
+                "acme-coder",
+                "--input",
+                input,
+                "--output",
+                "0",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let run_once = || {
+        // 1,000,000 prompt tokens, none cached: the cost is the input rate.
+        let mut reply = text("ok");
+        if let bosun_testkit::MockReply::Reply { usage, .. } = &mut reply {
+            usage.input_tokens = 1_000_000;
+            usage.output_tokens = 0;
+        }
+        let server = bosun_testkit::MockModelServer::start_blocking(vec![reply]).unwrap();
+        let base = format!("{}/v1", server.url());
+        let run = env.run_args(&[
+            "run",
+            "--json",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            "x",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "acme-coder",
+        ]);
+        run.events
+            .iter()
+            .find_map(|e| match &e.msg {
+                bosun_protocol::EventMsg::Usage(u) => Some(u.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    set("2");
+    let first = run_once();
+    assert_eq!(first.cost_usd, Some(2.0));
+    assert_eq!(first.rates.as_ref().map(|r| r.input), Some(2.0));
+    assert_eq!(
+        first.rates.as_ref().map(|r| r.source.as_str()),
+        Some("prices.toml")
+    );
+
+    set("5");
+    let second = run_once();
+    assert_eq!(second.cost_usd, Some(5.0));
+    let by_task = env.json(&["costs", "--by", "task", "--json"]);
+    let mut costs: Vec<f64> = by_task
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["figure"]["cost_usd"].as_f64().unwrap())
+        .collect();
+    costs.sort_by(f64::total_cmp);
+    assert_eq!(costs, vec![2.0, 5.0], "{by_task}");
+    let total = env.json(&["costs", "--json"]);
+    assert_eq!(total["all"]["cost_usd"].as_f64(), Some(7.0), "{total}");
+}
