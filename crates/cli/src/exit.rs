@@ -22,6 +22,14 @@ pub const FAILED: u8 = 1;
 pub const USAGE: u8 = 2;
 pub const CHECKS_FAILED: u8 = 5;
 
+/// The error is a write to a pipe whose reader has gone.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// The exit code for an error a command returned.
 pub fn for_error(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {

@@ -267,6 +267,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `bosun costs --json | head -1`: the reader had what it wanted and closed the pipe.
+        // Like `git log | head`, that is the end of the output, not an error to print (into
+        // what may be the same closed pipe).
+        Err(e) if exit::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bosun: {e:#}");
             ExitCode::from(exit::for_error(&e))

@@ -1,6 +1,36 @@
 use bosun_model::{ModelResponse, PriceTable, ServiceTier};
 use bosun_protocol::{TokenUsage, UsageEvent};
 
+/// The most tokens of one class one response is counted with. No model answers a billion
+/// tokens at once; a server that says so would otherwise overflow the journal's counters.
+pub const MAX_TOKENS_PER_CLASS: u64 = 1_000_000_000;
+
+/// A priced response.
+pub struct Recorded {
+    pub event: UsageEvent,
+    /// The classes the server reported more than [`MAX_TOKENS_PER_CLASS`] of, with what it said.
+    pub clamped: Vec<(&'static str, u64)>,
+}
+
+fn clamp(u: &TokenUsage) -> (TokenUsage, Vec<(&'static str, u64)>) {
+    let mut out = *u;
+    let mut clamped = Vec::new();
+    for (name, n) in [
+        ("input", &mut out.input_tokens),
+        ("output", &mut out.output_tokens),
+        ("cache read", &mut out.cached_input_tokens),
+        ("5-minute cache write", &mut out.cache_write_tokens),
+        ("1-hour cache write", &mut out.cache_write_1h_tokens),
+        ("reasoning", &mut out.reasoning_tokens),
+    ] {
+        if *n > MAX_TOKENS_PER_CLASS {
+            clamped.push((name, *n));
+            *n = MAX_TOKENS_PER_CLASS;
+        }
+    }
+    (out, clamped)
+}
+
 /// Counts tokens and dollars for a task and says when a limit is reached.
 pub struct Budget {
     prices: PriceTable,
@@ -62,29 +92,41 @@ impl Budget {
     }
 
     /// Prices one response (a cost the provider reported wins) and adds it to the task's
-    /// totals. The event carries the rates it was priced at; `latency_ms` is the caller's.
-    pub fn record(&mut self, model: &str, response: &ModelResponse) -> UsageEvent {
-        let usage = &response.usage;
-        let priced = self
-            .prices
-            .price(model, usage, self.tier, response.reported_cost_usd);
-        self.total.add(usage);
+    /// totals. `model` is the one the response names, `requested` the one the request asked
+    /// for: when the table has no price for the first (a gateway's deployment alias), the
+    /// response is priced as the second, so a server cannot take spend out of the budgets by
+    /// naming a model Bosun does not know. Token counts past [`MAX_TOKENS_PER_CLASS`] are
+    /// counted as that many (`clamped` says so). `latency_ms` is the caller's.
+    pub fn record(&mut self, model: &str, requested: &str, response: &ModelResponse) -> Recorded {
+        let (usage, clamped) = clamp(&response.usage);
+        let reported = response.reported_cost_usd;
+        let mut priced = self.prices.price(model, &usage, self.tier, reported);
+        if priced.cost_usd.is_none() && model != requested {
+            let fallback = self.prices.price(requested, &usage, self.tier, reported);
+            if fallback.cost_usd.is_some() {
+                priced = fallback;
+            }
+        }
+        self.total.add(&usage);
         if let Some(usd) = priced.cost_usd {
             self.total_cost_usd += usd;
         }
-        UsageEvent {
-            model: model.to_string(),
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            cached_input_tokens: usage.cached_input_tokens,
-            cache_write_tokens: usage.cache_write_tokens,
-            cache_write_1h_tokens: usage.cache_write_1h_tokens,
-            reasoning_tokens: usage.reasoning_tokens,
-            cost_usd: priced.cost_usd,
-            total_cost_usd: self.total_cost_usd,
-            priced: priced.cost_usd.is_some(),
-            rates: priced.rates,
-            latency_ms: None,
+        Recorded {
+            event: UsageEvent {
+                model: model.to_string(),
+                input_tokens: usage.input_tokens,
+                output_tokens: usage.output_tokens,
+                cached_input_tokens: usage.cached_input_tokens,
+                cache_write_tokens: usage.cache_write_tokens,
+                cache_write_1h_tokens: usage.cache_write_1h_tokens,
+                reasoning_tokens: usage.reasoning_tokens,
+                cost_usd: priced.cost_usd,
+                total_cost_usd: self.total_cost_usd,
+                priced: priced.cost_usd.is_some(),
+                rates: priced.rates,
+                latency_ms: None,
+            },
+            clamped,
         }
     }
 

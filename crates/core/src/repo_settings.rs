@@ -137,6 +137,24 @@ pub fn project_settings(repo_root: &Path) -> Result<RepoSettings, CoreError> {
     Ok(settings)
 }
 
+/// Your `[repos."<path>"]` section for `repo_root` (canonical, as `task_started.repo`): the key
+/// as the journal has it, or any key that names the same directory (a trailing slash, a
+/// symlink, `~`-free relative spellings resolved from the current directory).
+pub fn repo_section<'a>(
+    config: &'a crate::BosunConfig,
+    repo_root: &Path,
+) -> Option<&'a RepoSettings> {
+    let key = repo_root.display().to_string();
+    if let Some(s) = config.repos.get(&key) {
+        return Some(s);
+    }
+    let same = |k: &str| {
+        std::fs::canonicalize(Path::new(k)).is_ok_and(|p| p == repo_root)
+            || Path::new(k.trim_end_matches('/')) == repo_root
+    };
+    config.repos.iter().find(|(k, _)| same(k)).map(|(_, s)| s)
+}
+
 /// Resolves the settings of a new task of `repo_root` (canonical, as `task_started.repo`).
 pub fn effective(
     config: &crate::BosunConfig,
@@ -144,8 +162,7 @@ pub fn effective(
     explicit: &Explicit,
     default_max_steps: u32,
 ) -> Result<Effective, CoreError> {
-    let key = repo_root.display().to_string();
-    let mine = config.repos.get(&key).cloned().unwrap_or_default();
+    let mine = repo_section(config, repo_root).cloned().unwrap_or_default();
     let project = project_settings(repo_root)?;
     let provider = [
         (explicit.provider.clone(), Source::Flag),

@@ -64,7 +64,8 @@ impl SpendLimits {
 pub fn spend_limits(home: &Path, repo_root: &Path) -> Result<SpendLimits, CoreError> {
     let config = BosunConfig::load(home)?;
     let key = repo_root.display().to_string();
-    let mine = config.repos.get(&key).and_then(|r| r.budgets.clone());
+    let mine =
+        crate::repo_settings::repo_section(&config, repo_root).and_then(|r| r.budgets.clone());
     let project = project_settings(repo_root)?.budgets;
     let mut out = SpendLimits::default();
     let sources: [(Option<BudgetSettings>, String, Option<String>); 3] = [
@@ -297,9 +298,11 @@ impl Spend {
             return Ok(None);
         };
         let window_start = seconds_ago(i64::from(BREAKER_WINDOW_SECS));
-        let since = match &self.breaker_reset {
-            Some(reset) if *reset > window_start => reset.clone(),
-            _ => window_start,
+        let (since, period) = match &self.breaker_reset {
+            Some(reset) if *reset > window_start => {
+                (reset.clone(), "since the breaker was last let go")
+            }
+            _ => (window_start, "in the last minute"),
         };
         let spent = self.store.spend_since(&since)?;
         if spent <= limit {
@@ -311,12 +314,12 @@ impl Spend {
             window_secs: BREAKER_WINDOW_SECS,
         };
         let reason = format!(
-            "${spent:.4} was spent in the last minute, over {name} = ${limit:.4}: the task is paused before its next model request"
+            "${spent:.4} was spent {period}, over {name} = ${limit:.4} a minute: the task is paused before its next model request"
         );
         let stop = |how: &str| TaskOutcome {
             status: TaskStatus::BudgetExceeded,
             summary: format!(
-                "stopped by the spend-rate breaker ({how}): ${spent:.4} in the last minute, over {name} = ${limit:.4} in config.toml"
+                "stopped by the spend-rate breaker ({how}): ${spent:.4} spent {period}, over {name} = ${limit:.4} a minute in config.toml"
             ),
         };
         match self

@@ -665,9 +665,25 @@ impl TaskRun {
             } else {
                 response.model.clone()
             };
-            let mut usage = self.budget.record(&model, &response);
+            let recorded = self.budget.record(&model, self.client.model(), &response);
+            let mut usage = recorded.event;
             usage.latency_ms = Some(latency_ms);
             self.emitter.emit(EventMsg::Usage(usage))?;
+            if !recorded.clamped.is_empty() {
+                let said: Vec<String> = recorded
+                    .clamped
+                    .iter()
+                    .map(|(class, n)| format!("{n} {class}"))
+                    .collect();
+                self.emitter.emit(EventMsg::Warning(Warning {
+                    code: "usage_clamped".into(),
+                    message: format!(
+                        "the server reported {} tokens for one response; each class is counted as at most {}",
+                        said.join(", "),
+                        crate::budget::MAX_TOKENS_PER_CLASS
+                    ),
+                }))?;
+            }
             self.spend.after_response(&self.emitter)?;
 
             let (calls, recovered, text, invalid) = if response.tool_calls.is_empty() {

@@ -176,6 +176,9 @@ struct TaskFacts {
     model_errors: u64,
     last_call_denied: bool,
     checks_first_round_failed: bool,
+    /// It changed files, so there is something to review (a task that changed nothing cannot
+    /// be reviewed, and is never left pending).
+    reviewable: bool,
 }
 
 impl TaskFacts {
@@ -210,7 +213,7 @@ impl TaskFacts {
             return Outcome::Success { first_pass };
         }
         let never_reviewed = self.review_state == "unreviewed";
-        if never_reviewed && !self.grace_over {
+        if never_reviewed && self.reviewable && !self.grace_over {
             return Outcome::PendingReview;
         }
         Outcome::Failure(if self.last_call_denied {
@@ -227,7 +230,7 @@ impl TaskFacts {
             "checks_failed"
         } else if self.status == "interrupted" {
             "interrupted"
-        } else if never_reviewed {
+        } else if never_reviewed && self.reviewable {
             "abandoned"
         } else {
             "failed"
@@ -347,7 +350,8 @@ impl Store {
                  coalesce(m.denials, 0), coalesce(m.requests_for_changes, 0),
                  coalesce(m.hunks_rejected, 0), coalesce(m.hunks_unrejected, 0),
                  coalesce(m.unknown_tools, 0), coalesce(m.model_errors, 0),
-                 coalesce(m.last_call_denied, 0), coalesce(m.checks_first_round_failed, 0)
+                 coalesce(m.last_call_denied, 0), coalesce(m.checks_first_round_failed, 0),
+                 t.files_changed > 0
              FROM tasks t LEFT JOIN task_metrics m ON m.task_id = t.id
              WHERE t.status != 'running' AND t.finished_at IS NOT NULL
                  AND NOT coalesce(m.imported, 0)
@@ -374,6 +378,7 @@ impl Store {
                 model_errors: r.get(15)?,
                 last_call_denied: r.get(16)?,
                 checks_first_round_failed: r.get(17)?,
+                reviewable: r.get(18)?,
             })
         })?;
         let mut groups: BTreeMap<String, Totals> = BTreeMap::new();

@@ -104,11 +104,7 @@ fn row(hit: &HistoryHit, offset: time::UtcOffset) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| t.repo.clone());
-    let cost = if t.priced {
-        format!("${:.4}", t.cost_usd)
-    } else {
-        format!("${:.4}+?", t.cost_usd)
-    };
+    let cost = crate::commands::inspect::cost_text(t);
     format!(
         "{:<26}  {:<15}  {:<6}  {:<10}  {:>10}  {:<16}  {:<16}  {}",
         t.id,

@@ -5,13 +5,15 @@ use bosun_store::TaskRow;
 use std::io::Write;
 use std::process::ExitCode;
 
-fn cost_text(t: &TaskRow) -> String {
+/// A task's cost: `$0.1234`, `$0.1234+` when some of its responses were unpriced (a lower
+/// bound), `unpriced` when none was priced.
+pub(crate) fn cost_text(t: &TaskRow) -> String {
     if t.priced {
         format!("${:.4}", t.cost_usd)
     } else if t.cost_usd > 0.0 {
-        format!("${:.4}+?", t.cost_usd)
+        format!("${:.4}+", t.cost_usd)
     } else {
-        "unknown".into()
+        "unpriced".into()
     }
 }
 

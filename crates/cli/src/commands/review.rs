@@ -343,7 +343,9 @@ pub fn discard(task: &str, delete_history: bool) -> anyhow::Result<ExitCode> {
     let id = r.task_id().clone();
     r.discard(delete_history)?;
     if delete_history {
-        println!("discarded task {id}: worktree, branch, checkpoints and journal removed");
+        println!(
+            "discarded task {id}: worktree, branch, checkpoints and transcript removed; its row and cost rows stay"
+        );
     } else {
         println!("removed the worktree and branch of task {id}; its history and checkpoints stay");
     }

@@ -369,3 +369,75 @@ fn answering_args(
         |req| json!({"approval_id": req.approval_id, "decision": decide(req)}),
     )
 }
+
+/// An OpenAI-style stream that says it came from `model`, with `prompt` prompt tokens.
+fn raw_reply(model: &str, prompt: &str) -> MockReply {
+    let chunk = |rest: &str| {
+        format!(
+            "data: {{\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"{model}\",{rest}}}\n\n"
+        )
+    };
+    MockReply::RawSse {
+        body: [
+            chunk(r#""choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]"#),
+            chunk(r#""choices":[{"index":0,"delta":{},"finish_reason":"stop"}]"#),
+            chunk(&format!(
+                r#""choices":[],"usage":{{"prompt_tokens":{prompt},"completion_tokens":0}}"#
+            )),
+            "data: [DONE]\n\n".to_string(),
+        ]
+        .concat(),
+    }
+}
+
+#[test]
+fn a_server_naming_a_model_bosun_does_not_know_is_priced_as_the_one_asked_for() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        raw_reply("my-azure-deployment", "1000000"),
+        text("unreachable"),
+    ])
+    .unwrap();
+    configure(&env, &server, "daily_usd = 1");
+    let run = env.run_args(&run_args(&env, "x", &["--mode", "full-auto"]));
+    let usage = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Usage(u) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    // The response's model is what ran; the price is gpt-4o's, what was asked for: 1M × $2.50.
+    assert_eq!(usage.model, "my-azure-deployment");
+    assert_eq!(usage.cost_usd, Some(2.5));
+    assert_eq!(usage.rates.unwrap().entry, "gpt-4o");
+    // So the budget holds: the next task is stopped before its request.
+    let run = env.run_args(&run_args(&env, "y", &["--mode", "full-auto"]));
+    assert_eq!(run.finished().0, TaskStatus::BudgetExceeded);
+    assert_eq!(server.model_requests().len(), 1);
+}
+
+#[test]
+fn absurd_token_counts_are_clamped_and_said_and_the_journal_goes_on() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        raw_reply("gpt-4o", "18446744073709551615"),
+        raw_reply("gpt-4o", "9223372036854775807"),
+        text("fine"),
+    ])
+    .unwrap();
+    configure(&env, &server, "");
+    for _ in 0..2 {
+        let run = env.run_args(&run_args(&env, "x", &["--mode", "full-auto"]));
+        assert_eq!(run.finished().0, TaskStatus::Answered, "{}", run.stderr());
+        let said = warnings(&run, "usage_clamped");
+        assert_eq!(said.len(), 1, "{:?}", run.kinds());
+        assert!(said[0].contains("1000000000"), "{}", said[0]);
+    }
+    // A normal response in the same hour, repository and model is still written.
+    let run = env.run_args(&run_args(&env, "x", &["--mode", "full-auto"]));
+    assert_eq!(run.finished().0, TaskStatus::Answered, "{}", run.stderr());
+    let costs = env.json(&["costs", "--json"]);
+    assert!(costs["all"]["cost_usd"].as_f64().unwrap() > 0.0, "{costs}");
+}

@@ -253,7 +253,13 @@ impl Reviewer {
         }
         if delete_history {
             bosun_workspace::delete_history(&self.home, Path::new(&row.repo), row.id.as_str())?;
-            self.store.delete_task(self.task_id())?;
+            // The transcript goes; the row and its cost rows stay, so what was spent still
+            // counts against the budgets and in the Costs view.
+            self.store.remove_transcript(
+                self.task_id(),
+                "discard",
+                "transcript deleted by `bosun discard --delete-history`",
+            )?;
         }
         Ok(())
     }

@@ -399,8 +399,8 @@ impl PriceTable {
     }
 
     /// What `usage` of `model` cost in `tier`. `reported_cost_usd` (a cost the provider put in
-    /// its response) wins over the table; the rates are still the table's when it knows the
-    /// model.
+    /// its response) wins over the table: the rates' source is then `provider` (the rates are
+    /// still the table's when it knows the model, for reference).
     pub fn price(
         &self,
         model: &str,
@@ -449,7 +449,13 @@ impl PriceTable {
                 cache_write_1h: r.cache_write_1h,
                 reasoning: r.reasoning,
                 tier: r.tier,
-                source: entry.source.to_string(),
+                // A reported cost is the provider's figure, not the table's: the rates are
+                // kept for reference, the source says whose the cost is.
+                source: if reported.is_some() {
+                    "provider".to_string()
+                } else {
+                    entry.source.to_string()
+                },
                 entry: entry.name.to_string(),
             }),
         }

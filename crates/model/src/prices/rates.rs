@@ -4,6 +4,9 @@ use super::ServiceTier;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The highest rate a price file may set, in US dollars per million tokens.
+pub const MAX_RATE: f64 = 100_000.0;
+
 /// Some or all rates of a tier, in US dollars per million tokens. A missing rate falls back as
 /// [`ModelPrice::resolve`] says.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -159,10 +162,14 @@ impl ModelPrice {
 
     /// What is wrong with this price, as `key: why`.
     pub(crate) fn problem(&self) -> Option<String> {
-        let bad = |v: f64| !v.is_finite() || v < 0.0;
+        // A price per million tokens above $100,000 is a typo (the dearest model sells at a few
+        // hundred), and one near f64's limit would make every cost infinite.
+        let bad = |v: f64| !v.is_finite() || v < 0.0 || v > MAX_RATE;
         for (key, v) in self.standard().fields() {
             if v.is_some_and(bad) {
-                return Some(format!("`{key}` must be a number of dollars >= 0"));
+                return Some(format!(
+                    "`{key}` must be a number of dollars per million tokens, 0 to {MAX_RATE}"
+                ));
             }
         }
         if self.context_window == Some(0) {
@@ -178,7 +185,7 @@ impl ModelPrice {
             for (key, v) in t.fields() {
                 if v.is_some_and(bad) {
                     return Some(format!(
-                        "`tiers.{name}.{key}` must be a number of dollars >= 0"
+                        "`tiers.{name}.{key}` must be a number of dollars per million tokens, 0 to {MAX_RATE}"
                     ));
                 }
             }

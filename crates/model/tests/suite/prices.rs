@@ -186,7 +186,7 @@ fn a_model_without_a_price_is_unpriced_not_free() {
 #[test]
 fn a_cost_the_provider_reported_wins() {
     let t = PriceTable::builtin();
-    // Known model: the reported cost, the table's rates.
+    // Known model: the reported cost (its source the provider's), the table's rates.
     let p = t.price(
         "openrouter/anthropic/claude-sonnet-4.5",
         &usage(1_000, 0, 0, 0, 0, 0),
@@ -195,7 +195,10 @@ fn a_cost_the_provider_reported_wins() {
     );
     assert_eq!(p.cost_usd, Some(0.0123));
     let r = p.rates.unwrap();
-    assert_eq!((r.input, r.entry.as_str()), (3.0, "claude-sonnet-4-5"));
+    assert_eq!(
+        (r.input, r.entry.as_str(), r.source.as_str()),
+        (3.0, "claude-sonnet-4-5", "provider")
+    );
     // Unknown model: the reported cost, rates 0 from `provider`.
     let p = t.price(
         "someone/new-model",

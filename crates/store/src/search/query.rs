@@ -246,9 +246,14 @@ fn when(value: &str, now: OffsetDateTime, until: bool) -> Result<OffsetDateTime,
     if let Some(unit) = value.chars().last().filter(|u| "dwm".contains(*u))
         && let Ok(n) = value[..value.len() - 1].parse::<u32>()
     {
+        // An age further back than the calendar goes is not a time either.
         return match unit {
-            'd' => Ok(now - Duration::days(i64::from(n))),
-            'w' => Ok(now - Duration::weeks(i64::from(n))),
+            'd' => now
+                .checked_sub(Duration::days(i64::from(n)))
+                .ok_or_else(fail),
+            'w' => now
+                .checked_sub(Duration::weeks(i64::from(n)))
+                .ok_or_else(fail),
             _ => months_before(now, n).ok_or_else(fail),
         };
     }

@@ -1,7 +1,7 @@
 //! Every metric of `bosun stats` (docs/metrics.md) on a journal built for the purpose: each task
 //! an exact sequence of events through the store's append API.
 
-use crate::support::{finished, message, new_task};
+use crate::support::{checkpoint, finished, message, new_task};
 use bosun_protocol::{
     ApprovalDecision, ApprovalResolved, CallId, CheckFinished, CheckScope, CheckStarted,
     CheckStatus, ErrorEvent, Event, EventMsg, ReviewEvent, TaskId, TaskStatus, ToolCallEnd,
@@ -119,8 +119,9 @@ fn done(status: TaskStatus) -> EventMsg {
     finished(status, "done")
 }
 
-/// Fifteen decided tasks (six successes, three at the first pass, nine failures, one per
-/// cause), one answered, one pending review, one running and one imported.
+/// Sixteen decided tasks (six successes, three at the first pass, ten failures: one per cause
+/// and a recent one that changed nothing), one answered, one pending review, one running and
+/// one imported.
 fn seeded() -> (tempfile::TempDir, Store) {
     let (dir, _path, store) = crate::support::journal();
     let now = bosun_store::now_rfc3339();
@@ -196,7 +197,12 @@ fn seeded() -> (tempfile::TempDir, Store) {
         "abandoned",
         "b",
         OLD,
-        vec![p(), spend(3.0), done(Completed)],
+        vec![
+            p(),
+            spend(3.0),
+            checkpoint(1, &["a.txt"], None),
+            done(Completed),
+        ],
     );
     let approval = serde_json::json!({
         "type": "approval_requested", "approval_id": "ap1", "call_id": "c1", "tool": "run_command",
@@ -268,7 +274,22 @@ fn seeded() -> (tempfile::TempDir, Store) {
     );
 
     add_task(&store, "answered", "a", OLD, vec![p(), done(Answered)]);
-    add_task(&store, "pending", "a", &now, vec![p(), done(Completed)]);
+    // Changed files nobody has looked at yet: pending. (A failure that changed nothing has
+    // nothing to review and is decided at once: the `budget` task above.)
+    add_task(
+        &store,
+        "pending",
+        "a",
+        &now,
+        vec![p(), checkpoint(1, &["a.txt"], None), done(Completed)],
+    );
+    add_task(
+        &store,
+        "recent_failure",
+        "b",
+        &now,
+        vec![p(), done(MaxSteps)],
+    );
     add_task(&store, "running", "a", OLD, vec![p()]);
 
     // An imported session: a merged task from another journal.
@@ -319,17 +340,17 @@ fn every_metric_over_finished_top_level_tasks() {
             r.pending_review,
             r.answered
         ),
-        (15, 6, 3, 1, 1),
+        (16, 6, 3, 1, 1),
         "{r:#?}"
     );
-    assert_eq!(r.success_rate, Some(6.0 / 15.0));
-    assert_eq!(r.first_pass_rate, Some(3.0 / 15.0));
+    assert_eq!(r.success_rate, Some(6.0 / 16.0));
+    assert_eq!(r.first_pass_rate, Some(3.0 / 16.0));
     // A follow-up, a request for changes (its message is not a follow-up too), a rejected
     // hunk, an approval asked and denied, a stop.
-    assert_eq!(r.interventions_per_task, Some(6.0 / 15.0));
-    assert_eq!(r.cost_per_task_usd, Some(4.0 / 15.0));
+    assert_eq!(r.interventions_per_task, Some(6.0 / 16.0));
+    assert_eq!(r.cost_per_task_usd, Some(4.0 / 16.0));
     assert_eq!(r.cost_per_success_usd, Some(4.0 / 6.0));
-    assert_eq!(r.tokens_per_task, Some(220.0 / 15.0));
+    assert_eq!(r.tokens_per_task, Some(220.0 / 16.0));
     assert_eq!(r.tokens_per_success, Some(110.0 / 6.0));
     assert_eq!(r.seconds_per_task, Some(0.0));
     let causes: BTreeMap<String, u64> = [
@@ -344,7 +365,7 @@ fn every_metric_over_finished_top_level_tasks() {
         "failed",
     ]
     .iter()
-    .map(|c| (c.to_string(), 1))
+    .map(|c| (c.to_string(), if *c == "step_limit" { 2 } else { 1 }))
     .collect();
     assert_eq!(r.failure_causes, causes);
 }
@@ -359,14 +380,14 @@ fn metrics_group_by_model_and_week_and_filter_by_repo_and_period() {
         .iter()
         .map(|r| (r.key.clone(), r.tasks, r.successes))
         .collect();
-    assert_eq!(got, [("b".into(), 10, 1), ("a".into(), 5, 5)]);
+    assert_eq!(got, [("b".into(), 11, 1), ("a".into(), 5, 5)]);
     let weeks = store
         .stats(StatsGroup::Week, &StatsFilter::default())
         .unwrap();
     assert_eq!(
         weeks.len(),
         2,
-        "the old tasks' week and this one's (pending only)"
+        "the old tasks' week and this one's (one pending, one decided)"
     );
     assert!(weeks[0].key > weeks[1].key, "newest first");
     assert_eq!(weeks[1].tasks, 15);
@@ -389,6 +410,10 @@ fn metrics_group_by_model_and_week_and_filter_by_repo_and_period() {
             },
         )
         .unwrap();
-    assert_eq!((recent[0].tasks, recent[0].pending_review), (0, 1));
-    assert_eq!(recent[0].success_rate, None, "no decided task: no rate");
+    assert_eq!((recent[0].tasks, recent[0].pending_review), (1, 1));
+    assert_eq!(
+        recent[0].success_rate,
+        Some(0.0),
+        "the recent failure is decided"
+    );
 }
