@@ -164,7 +164,7 @@ impl ModelPrice {
     pub(crate) fn problem(&self) -> Option<String> {
         // A price per million tokens above $100,000 is a typo (the dearest model sells at a few
         // hundred), and one near f64's limit would make every cost infinite.
-        let bad = |v: f64| !v.is_finite() || v < 0.0 || v > MAX_RATE;
+        let bad = |v: f64| !(0.0..=MAX_RATE).contains(&v);
         for (key, v) in self.standard().fields() {
             if v.is_some_and(bad) {
                 return Some(format!(
