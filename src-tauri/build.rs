@@ -56,6 +56,8 @@ fn main() {
         "archive_task",
         "delete_task",
         "history_search",
+        "get_budgets",
+        "save_budgets",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -118,6 +118,8 @@ pub fn run() -> Result<(), tauri::Error> {
             settings::ipc::save_policy,
             settings::ipc::check_policy,
             settings::ipc::data_usage,
+            settings::ipc::get_budgets,
+            settings::ipc::save_budgets,
             commands::continue_task,
             commands::list_branches,
             quit::quit_app,

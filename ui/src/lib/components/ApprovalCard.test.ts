@@ -13,6 +13,7 @@ afterEach(() => {
 
 const request: ApprovalRequested = {
   approval_id: "ap_1",
+  kind: "tool",
   call_id: "call_1",
   tool: "run_command",
   action: { kind: "command", command: "touch a.txt" },

@@ -1,0 +1,53 @@
+import type { BudgetStatus } from "../bindings/BudgetStatus";
+import type { CostDashboard } from "../bindings/CostDashboard";
+import type { CostQuery } from "../bindings/CostQuery";
+import type { StatsGroup } from "../bindings/StatsGroup";
+import type { StatsRow } from "../bindings/StatsRow";
+import type { UsageRow } from "../bindings/UsageRow";
+import { call } from "./journal";
+
+/**
+ * One model response of a task as `task_usage` answers (the store's `UsageRow`): the six token
+ * classes, the rates it was priced at and its latency; `cost_usd` null when unpriced.
+ */
+export type TaskRequest = Omit<UsageRow, "cost_usd"> & {
+  ts?: string;
+  cache_write_1h_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd: number | null;
+  rates?: import("../bindings/Rates").Rates | null;
+  latency_ms?: number | null;
+};
+
+/** A price typed in the "Add price" dialog, in US dollars per million tokens. */
+export interface PriceInput {
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+}
+
+/** Totals, the daily chart and the tables of the Costs view. */
+export function costDashboard(query: CostQuery): Promise<CostDashboard> {
+  return call("cost_dashboard", { query });
+}
+
+/** Each model request of a task, oldest first. */
+export function taskUsage(taskId: string): Promise<TaskRequest[]> {
+  return call("task_usage", { taskId });
+}
+
+/** The execution metrics grouped `by` model, repository or week. */
+export function costStats(by: StatsGroup, since?: string, until?: string, repo?: string): Promise<StatsRow[]> {
+  return call("cost_stats", { by, since: since ?? null, until: until ?? null, repo: repo ?? null });
+}
+
+/** Every budget config.toml sets, with what was spent and is reserved in its window. */
+export function budgetStatuses(): Promise<BudgetStatus[]> {
+  return call("budget_statuses");
+}
+
+/** Adds a price for `model` to $BOSUN_HOME/prices.toml (code `invalid_price` for a bad figure). */
+export function addPrice(model: string, price: PriceInput): Promise<void> {
+  return call("add_price", { model, price });
+}

@@ -1,0 +1,77 @@
+import type { CostDashboard } from "../bindings/CostDashboard";
+import type { IpcError } from "../bindings/IpcError";
+import type { Stack } from "../bindings/Stack";
+import type { StatsGroup } from "../bindings/StatsGroup";
+import type { StatsRow } from "../bindings/StatsRow";
+import { costDashboard, costStats } from "../ipc/costs";
+import { toIpcError } from "../ipc/journal";
+
+/** Rows each table shows at first (the costliest); "Show more" adds this many again. */
+export const TABLE_ROWS = 10;
+
+/**
+ * The Costs view's state: the chart's period and stacking, the dashboard they answer with, and
+ * the Insights' grouping and rows. A newer question's answer always wins over an older one's.
+ */
+export class CostsView {
+  days: 30 | 90 = $state(30);
+  stack: Stack = $state("model");
+  dashboard: CostDashboard | null = $state.raw(null);
+  loading = $state(false);
+  error: IpcError | null = $state(null);
+  statsBy: StatsGroup = $state("model");
+  stats: StatsRow[] | null = $state.raw(null);
+  statsError: IpcError | null = $state(null);
+  private asked = 0;
+  private statsAsked = 0;
+
+  async load(): Promise<void> {
+    const n = ++this.asked;
+    this.loading = true;
+    try {
+      const d = await costDashboard({ days: this.days, stack: this.stack, limit: 200 });
+      if (n !== this.asked) return;
+      this.dashboard = d;
+      this.error = null;
+    } catch (err) {
+      if (n === this.asked) this.error = toIpcError(err);
+    } finally {
+      if (n === this.asked) this.loading = false;
+    }
+  }
+
+  async loadStats(): Promise<void> {
+    const n = ++this.statsAsked;
+    try {
+      const rows = await costStats(this.statsBy);
+      if (n !== this.statsAsked) return;
+      this.stats = rows;
+      this.statsError = null;
+    } catch (err) {
+      if (n === this.statsAsked) this.statsError = toIpcError(err);
+    }
+  }
+
+  setDays(days: 30 | 90) {
+    if (days === this.days) return;
+    this.days = days;
+    void this.load();
+  }
+
+  setStack(stack: Stack) {
+    if (stack === this.stack) return;
+    this.stack = stack;
+    void this.load();
+  }
+
+  setStatsBy(by: StatsGroup) {
+    if (by === this.statsBy) return;
+    this.statsBy = by;
+    void this.loadStats();
+  }
+
+  /** True when the journal has no model response at all. */
+  get empty(): boolean {
+    return this.dashboard !== null && this.dashboard.totals.all.responses === 0;
+  }
+}
