@@ -47,7 +47,10 @@ pub fn budgets(home: &Path, repo: Option<String>) -> Result<BudgetsView, IpcErro
     let config = load(home)?;
     let repo = nonempty_repo(repo);
     let (b, max_cost_usd) = match &repo {
-        None => (config.budgets.clone().unwrap_or_default(), config.max_cost_usd),
+        None => (
+            config.budgets.clone().unwrap_or_default(),
+            config.max_cost_usd,
+        ),
         Some(r) => {
             let s = config.repos.get(r).cloned().unwrap_or_default();
             (s.budgets.unwrap_or_default(), s.max_cost_usd)
@@ -81,7 +84,9 @@ fn check(b: &Budgets) -> Result<(), IpcError> {
         {
             return Err(IpcError::new(
                 "invalid_budget",
-                format!("{key}: {v} is not an amount of dollars; give a number ≥ 0 or leave it empty"),
+                format!(
+                    "{key}: {v} is not an amount of dollars; give a number ≥ 0 or leave it empty"
+                ),
             ));
         }
     }
@@ -98,7 +103,9 @@ pub fn save_budgets(home: &Path, repo: Option<String>, input: Budgets) -> Result
         monthly_usd: input.monthly_usd,
         max_usd_per_minute: input.max_usd_per_minute,
     };
-    let keep = |_old: Option<BudgetSettings>| (settings != BudgetSettings::default()).then(|| settings.clone());
+    let keep = |_old: Option<BudgetSettings>| {
+        (settings != BudgetSettings::default()).then(|| settings.clone())
+    };
     match nonempty_repo(repo) {
         None => {
             config.budgets = keep(config.budgets.take());
@@ -113,9 +120,7 @@ pub fn save_budgets(home: &Path, repo: Option<String>, input: Budgets) -> Result
             }
         }
     }
-    config
-        .save(home)
-        .map_err(|e| config_error(e.to_string()))?;
+    config.save(home).map_err(|e| config_error(e.to_string()))?;
     Ok(())
 }
 
@@ -184,8 +189,15 @@ mod tests {
         let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
         assert!(text.contains("default_mode = \"ask\""), "{text}");
         assert!(text.contains("max_steps = 9"), "{text}");
-        assert!(text.contains("[budgets]") && text.contains("daily_usd = 0.01"), "{text}");
-        let names: Vec<String> = limits(home.path()).unwrap().into_iter().map(|l| l.name).collect();
+        assert!(
+            text.contains("[budgets]") && text.contains("daily_usd = 0.01"),
+            "{text}"
+        );
+        let names: Vec<String> = limits(home.path())
+            .unwrap()
+            .into_iter()
+            .map(|l| l.name)
+            .collect();
         assert_eq!(
             names,
             vec![
