@@ -424,12 +424,21 @@ mod costs {
         )
     }
 
+    /// A task: repository, model, prompt, how it ended, and its requests (seconds ago, tokens).
+    type Seeded = (
+        &'static str,
+        &'static str,
+        &'static str,
+        TaskStatus,
+        Vec<(u64, Classes)>,
+    );
+
     const MIN: u64 = 60;
     const DAY: u64 = 86_400;
 
     pub fn seed(store: &Store) -> Result<Vec<Written>> {
         // (repository, model, prompt, status, [(seconds ago, tokens)]), oldest task first.
-        let tasks: [(&str, &str, &str, TaskStatus, Vec<(u64, Classes)>); 6] = [
+        let tasks: [Seeded; 6] = [
             (
                 "/home/dev/src/web",
                 "claude-sonnet-4-5",
