@@ -269,7 +269,7 @@ impl Store {
             "UPDATE tasks SET status = ?2, summary = ?3, updated_at = ?4, finished_at = ?5,
                  base_commit = ?6, input_tokens = ?7, output_tokens = ?8, cached_input_tokens = ?9,
                  cache_write_tokens = ?10, cost_usd = ?11, priced = ?12, tool_calls = ?13,
-                 last_seq = ?14, checks = ?15
+                 last_seq = ?14, checks = ?15, cache_write_1h_tokens = ?16, reasoning_tokens = ?17
              WHERE id = ?1",
             params![
                 row.id.as_str(),
@@ -287,8 +287,12 @@ impl Store {
                 row.tool_calls,
                 row.last_seq,
                 row.checks,
+                row.cache_write_1h_tokens,
+                row.reasoning_tokens,
             ],
         )?;
+        // Imported sessions stay out of the metrics' denominator.
+        crate::metrics::mark_imported(&tx, &row.id)?;
         let marks = task.marks;
         if marks.archived_at.is_some() || marks.transcript_removed.is_some() {
             tx.execute(

@@ -1,6 +1,6 @@
 //! The `events` table: every event of every task, as its JSON, numbered 1, 2, 3… per task.
 
-use crate::{Store, StoreError, checkpoints, search, usage};
+use crate::{Store, StoreError, checkpoints, metrics, search, usage};
 use bosun_protocol::{Event, EventMsg, TaskId};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
@@ -9,7 +9,7 @@ impl Store {
     /// `updated_at` and `last_seq` always; token totals, cost and `priced` (plus a usage row) on
     /// `usage`; a checkpoint row on `checkpoint_created`; `tool_calls` on `tool_call_begin`;
     /// status, summary and `finished_at` on `task_finished`; the full-text index, `files_changed`
-    /// and `review_state` (see [`crate::search`]).
+    /// and `review_state` (see [`crate::search`]); the metrics' counters (see [`crate::metrics`]).
     ///
     /// The event's `seq` must be the task's `last_seq + 1`: anything else is refused
     /// ([`StoreError::SeqGap`], [`StoreError::DuplicateSeq`]) and nothing is written.
@@ -180,6 +180,7 @@ pub(crate) fn append_in(tx: &Transaction<'_>, ev: &Event) -> Result<(), StoreErr
         }
         _ => {}
     }
+    metrics::record(tx, ev)?;
     search::index_in(tx, ev)?;
     tx.prepare_cached("UPDATE tasks SET last_seq = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![task.as_str(), ev.seq, ev.ts])?;

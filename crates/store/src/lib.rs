@@ -37,8 +37,10 @@ pub use dashboard::{
 };
 pub use error::StoreError;
 pub use liveness::process_start_time;
-pub use metrics::{StatsGroup, StatsRow};
+pub use metrics::{StatsFilter, StatsGroup, StatsRow};
 pub use migrations::SCHEMA_VERSION;
+#[doc(hidden)]
+pub use migrations::create_at_version;
 pub use search::{
     FacetCount, Facets, HistoryHit, HistoryPage, HistoryQuery, REVIEW_STATES, SnippetPart, Sort,
 };

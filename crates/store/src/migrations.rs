@@ -174,6 +174,117 @@ const STEPS: &[&str] = &[
         transcript_removed_reason TEXT
     ) STRICT;
     "#,
+    // 5: disjoint token classes, nullable cost, rates and latency on usage; per-task counters for
+    // the metrics; budget reservations. Until 4, `input_tokens` counted the cached and
+    // cache-written tokens too: usage rows, task totals and the `usage` events' JSON are rewritten
+    // to the uncached count, and an unpriced response's cost becomes null (it was 0). `usage`
+    // keeps each response's cost by token class and what caching saved (from its rates; null
+    // when it has none), so the dashboards add columns instead of parsing rates. STRICT columns
+    // cannot lose NOT NULL, so `usage` is rebuilt.
+    r#"
+    CREATE TABLE usage_v5 (
+        task_id               TEXT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        seq                   INTEGER NOT NULL,
+        model                 TEXT NOT NULL,
+        input_tokens          INTEGER NOT NULL,
+        output_tokens         INTEGER NOT NULL,
+        cached_input_tokens   INTEGER NOT NULL,
+        cache_write_tokens    INTEGER NOT NULL,
+        cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens      INTEGER NOT NULL DEFAULT 0,
+        cost_usd              REAL,
+        priced                INTEGER NOT NULL,
+        reported              INTEGER NOT NULL DEFAULT 0,
+        rates                 TEXT,
+        latency_ms            INTEGER,
+        cost_input            REAL,
+        cost_cache_read       REAL,
+        cost_cache_write      REAL,
+        cost_cache_write_1h   REAL,
+        cost_output           REAL,
+        cost_reasoning        REAL,
+        savings_usd           REAL,
+        ts                    TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    ) STRICT;
+    INSERT INTO usage_v5 (task_id, seq, model, input_tokens, output_tokens, cached_input_tokens,
+        cache_write_tokens, cost_usd, priced, ts)
+    SELECT task_id, seq, model, max(0, input_tokens - cached_input_tokens - cache_write_tokens),
+        output_tokens, cached_input_tokens, cache_write_tokens,
+        CASE WHEN priced THEN cost_usd END, priced, ts
+    FROM usage;
+    DROP TABLE usage;
+    ALTER TABLE usage_v5 RENAME TO usage;
+    CREATE INDEX usage_by_ts ON usage(ts, cost_usd);
+    CREATE INDEX usage_by_model ON usage(model);
+
+    ALTER TABLE tasks ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tasks ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+    UPDATE tasks SET input_tokens = max(0, input_tokens - cached_input_tokens - cache_write_tokens);
+
+    UPDATE events SET json = json_set(json,
+        '$.input_tokens', max(0, json_extract(json, '$.input_tokens')
+            - coalesce(json_extract(json, '$.cached_input_tokens'), 0)
+            - coalesce(json_extract(json, '$.cache_write_tokens'), 0)),
+        '$.cost_usd', CASE WHEN json_extract(json, '$.priced') THEN json_extract(json, '$.cost_usd') END)
+    WHERE type = 'usage';
+
+    CREATE TABLE task_metrics (
+        task_id                   TEXT PRIMARY KEY NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        user_messages             INTEGER NOT NULL DEFAULT 0,
+        approvals_asked           INTEGER NOT NULL DEFAULT 0,
+        denials                   INTEGER NOT NULL DEFAULT 0,
+        requests_for_changes      INTEGER NOT NULL DEFAULT 0,
+        hunks_rejected            INTEGER NOT NULL DEFAULT 0,
+        hunks_unrejected          INTEGER NOT NULL DEFAULT 0,
+        unknown_tools             INTEGER NOT NULL DEFAULT 0,
+        model_errors              INTEGER NOT NULL DEFAULT 0,
+        last_call_denied          INTEGER NOT NULL DEFAULT 0,
+        checks_first_round_failed INTEGER NOT NULL DEFAULT 0,
+        imported                  INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    INSERT INTO task_metrics (task_id, user_messages, approvals_asked, denials,
+        requests_for_changes, hunks_rejected, hunks_unrejected, unknown_tools, model_errors,
+        last_call_denied, checks_first_round_failed)
+    SELECT t.id,
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'user_message'
+            AND coalesce(json_extract(e.json, '$.origin'), '') != 'checks'),
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'approval_requested'),
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'approval_resolved'
+            AND json_extract(e.json, '$.decision') = 'deny'),
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'review'
+            AND json_extract(e.json, '$.action') = 'request_changes'),
+        (SELECT coalesce(sum(json_array_length(e.json, '$.hunks')), 0) FROM events e
+            WHERE e.task_id = t.id AND e.type = 'review' AND json_extract(e.json, '$.action') = 'reject'),
+        (SELECT coalesce(sum(json_array_length(e.json, '$.hunks')), 0) FROM events e
+            WHERE e.task_id = t.id AND e.type = 'review' AND json_extract(e.json, '$.action') = 'unreject'),
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'tool_call_end'
+            AND json_extract(e.json, '$.error') LIKE 'there is no tool named %'),
+        (SELECT count(*) FROM events e WHERE e.task_id = t.id AND e.type = 'error'
+            AND json_extract(e.json, '$.code')
+                IN ('model_error', 'rate_limited', 'model_timeout', 'response_too_large')),
+        coalesce((SELECT json_extract(e.json, '$.status') = 'denied' FROM events e
+            WHERE e.task_id = t.id AND e.type = 'tool_call_end' ORDER BY e.seq DESC LIMIT 1), 0),
+        EXISTS (SELECT 1 FROM events f JOIN events s ON s.task_id = f.task_id
+                AND s.type = 'check_started'
+                AND json_extract(s.json, '$.check_id') = json_extract(f.json, '$.check_id')
+            WHERE f.task_id = t.id AND f.type = 'check_finished'
+                AND coalesce(json_extract(f.json, '$.required'), 1)
+                AND json_extract(f.json, '$.status') IN ('failed', 'timed_out')
+                AND NOT coalesce(json_extract(f.json, '$.only_before_task'), 0)
+                AND json_extract(s.json, '$.round') = 1)
+    FROM tasks t;
+
+    CREATE TABLE budget_reservations (
+        id          INTEGER PRIMARY KEY,
+        task_id     TEXT NOT NULL,
+        repo        TEXT NOT NULL,
+        amount_usd  REAL NOT NULL,
+        pid         INTEGER NOT NULL,
+        pid_started INTEGER,
+        created_at  TEXT NOT NULL
+    ) STRICT;
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.
@@ -182,6 +293,22 @@ pub const SCHEMA_VERSION: u32 = STEPS.len() as u32;
 /// Brings the journal up to [`SCHEMA_VERSION`], one step per transaction. Safe to race with other
 /// processes opening the same file: each step re-reads the version under the write lock.
 pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    migrate_to(conn, path, SCHEMA_VERSION)
+}
+
+/// Creates (or brings up) the journal at `path` at schema `version` only, without opening it as a
+/// [`crate::Store`]: for tests of the migrations, which need journals written by older Bosuns.
+#[doc(hidden)]
+pub fn create_at_version(path: &Path, version: u32) -> Result<(), StoreError> {
+    let open_err = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut conn = Connection::open(path).map_err(open_err)?;
+    migrate_to(&mut conn, path, version.min(SCHEMA_VERSION))
+}
+
+fn migrate_to(conn: &mut Connection, path: &Path, target: u32) -> Result<(), StoreError> {
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let found: u32 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
@@ -192,7 +319,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
                 supported: SCHEMA_VERSION,
             });
         }
-        let Some(step) = STEPS.get(found as usize) else {
+        let Some(step) = STEPS.get(found as usize).filter(|_| found < target) else {
             return Ok(());
         };
         let fail = |source: rusqlite::Error| StoreError::Migration {

@@ -53,6 +53,12 @@ pub struct TaskRow {
     pub cached_input_tokens: u64,
     #[ts(type = "number")]
     pub cache_write_tokens: u64,
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cache_write_1h_tokens: u64,
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub reasoning_tokens: u64,
     /// Sum of the priced responses' costs; see `priced`.
     pub cost_usd: f64,
     /// False when at least one response's model had no price: `cost_usd` is then a lower bound.
@@ -76,14 +82,14 @@ pub struct TaskRow {
 
 const COLUMNS: &str = "id, repo, prompt, status, summary, created_at, updated_at, finished_at, \
     provider, model, base_commit, branch, worktree, input_tokens, output_tokens, \
-    cached_input_tokens, cache_write_tokens, cost_usd, priced, tool_calls, last_seq, owner_pid, checks, \
-    review_state, files_changed";
+    cached_input_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_usd, priced, \
+    tool_calls, last_seq, owner_pid, checks, review_state, files_changed";
 
 /// [`COLUMNS`] of the table aliased `t`.
 pub(crate) const COLUMNS_OF_T: &str = "t.id, t.repo, t.prompt, t.status, t.summary, t.created_at, \
     t.updated_at, t.finished_at, t.provider, t.model, t.base_commit, t.branch, t.worktree, \
-    t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cache_write_tokens, t.cost_usd, \
-    t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed";
+    t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cache_write_tokens, \
+    t.cache_write_1h_tokens, t.reasoning_tokens, t.cost_usd, t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed";
 
 pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
     let status: String = r.get("status")?;
@@ -107,6 +113,8 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
         output_tokens: r.get("output_tokens")?,
         cached_input_tokens: r.get("cached_input_tokens")?,
         cache_write_tokens: r.get("cache_write_tokens")?,
+        cache_write_1h_tokens: r.get("cache_write_1h_tokens")?,
+        reasoning_tokens: r.get("reasoning_tokens")?,
         cost_usd: r.get("cost_usd")?,
         priced: r.get("priced")?,
         tool_calls: r.get("tool_calls")?,
