@@ -58,6 +58,9 @@ fn main() {
         "history_search",
         "get_budgets",
         "save_budgets",
+        "task_usage",
+        "cost_stats",
+        "budget_statuses",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

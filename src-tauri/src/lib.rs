@@ -6,6 +6,7 @@ pub mod branches;
 pub mod bridge;
 pub mod checks;
 pub mod commands;
+pub mod costs;
 pub mod engine;
 pub mod error;
 pub mod feed;
@@ -152,6 +153,9 @@ pub fn run() -> Result<(), tauri::Error> {
             history::archive_task,
             history::delete_task,
             history::history_search,
+            costs::task_usage,
+            costs::cost_stats,
+            costs::budget_statuses,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {
