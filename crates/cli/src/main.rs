@@ -188,6 +188,9 @@ enum Command {
     /// Benchmarks that print figures next to a git baseline
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
+    /// The price table (or one model's entry); `update FILE` imports LiteLLM's price JSON;
+    /// `set MODEL` adds a price to $BOSUN_HOME/prices.toml
+    Prices(commands::prices::PricesArgs),
 }
 
 /// `$BOSUN_HOME`, or the XDG data dir.
@@ -254,6 +257,7 @@ fn main() -> ExitCode {
         Command::History(args) => commands::history::history(args),
         Command::Bench(b) => commands::bench::bench(b),
         Command::Policy(p) => commands::policy::policy(p),
+        Command::Prices(p) => commands::prices::prices(p),
     };
     match result {
         Ok(code) => code,

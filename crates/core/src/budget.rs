@@ -1,4 +1,4 @@
-use bosun_model::PriceTable;
+use bosun_model::{PriceTable, ServiceTier};
 use bosun_protocol::{TokenUsage, UsageEvent};
 
 /// Counts tokens and dollars for a task and says when a limit is reached.
@@ -51,9 +51,9 @@ impl Budget {
 
     /// Prices one response and adds it to the task's totals.
     pub fn record(&mut self, model: &str, usage: &TokenUsage) -> UsageEvent {
-        let cost = self.prices.cost(model, usage);
+        let priced = self.prices.price(model, usage, ServiceTier::Standard, None);
         self.total.add(usage);
-        self.total_cost_usd += cost.usd;
+        self.total_cost_usd += priced.cost_usd.unwrap_or(0.0);
         UsageEvent {
             model: model.to_string(),
             input_tokens: usage.input_tokens,
@@ -62,10 +62,10 @@ impl Budget {
             cache_write_tokens: usage.cache_write_tokens,
             cache_write_1h_tokens: usage.cache_write_1h_tokens,
             reasoning_tokens: usage.reasoning_tokens,
-            cost_usd: cost.priced.then_some(cost.usd),
+            cost_usd: priced.cost_usd,
             total_cost_usd: self.total_cost_usd,
-            priced: cost.priced,
-            rates: None,
+            priced: priced.cost_usd.is_some(),
+            rates: priced.rates,
             latency_ms: None,
         }
     }

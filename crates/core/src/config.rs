@@ -352,6 +352,15 @@ impl ProviderEntry {
             max_output_tokens: positive(name, "max_output_tokens", self.max_output_tokens)?
                 .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
             limits: self.limits(name)?,
+            service_tier: match &self.service_tier {
+                Some(t) => t.parse().map_err(|_: bosun_model::ModelError| {
+                    CoreError::Config(format!(
+                        "provider {name}: unknown service_tier `{t}`: use standard, batch, \
+                         priority or flex"
+                    ))
+                })?,
+                None => Default::default(),
+            },
             retry: {
                 let mut r = RetryPolicy::default();
                 if let Some(n) = self.max_retries {

@@ -165,7 +165,10 @@ impl MessagesDecoder {
         // `cache_creation` splits the writes by lifetime; without it every write is 5-minute.
         if let Some(split) = u.get("cache_creation").filter(|c| c.is_object()) {
             let part = |k: &str| split.get(k).and_then(Value::as_u64).unwrap_or(0);
-            let (five, hour) = (part("ephemeral_5m_input_tokens"), part("ephemeral_1h_input_tokens"));
+            let (five, hour) = (
+                part("ephemeral_5m_input_tokens"),
+                part("ephemeral_1h_input_tokens"),
+            );
             self.cache_write_1h = hour;
             self.cache_write = self.cache_write.max(five + hour);
         }
@@ -341,6 +344,7 @@ impl Decoder for MessagesDecoder {
             },
             stop_reason: self.stop_reason,
             model: self.server_model.unwrap_or(self.model),
+            reported_cost_usd: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! How to reach one model: which wire format, where, with which key, how patiently.
 
 use crate::ModelError;
+use crate::prices::ServiceTier;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -178,6 +179,9 @@ pub struct ProviderConfig {
     pub max_output_tokens: u32,
     pub retry: RetryPolicy,
     pub limits: Limits,
+    /// The tier requests are served and priced in (`service_tier`): `priority` and `flex` are
+    /// sent as OpenAI's `service_tier`; `batch` only prices.
+    pub service_tier: ServiceTier,
 }
 
 impl ProviderConfig {
@@ -198,7 +202,13 @@ impl ProviderConfig {
             max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             retry: RetryPolicy::default(),
             limits: Limits::default(),
+            service_tier: ServiceTier::Standard,
         }
+    }
+
+    pub fn with_service_tier(mut self, tier: ServiceTier) -> Self {
+        self.service_tier = tier;
+        self
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {

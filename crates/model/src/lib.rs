@@ -32,7 +32,11 @@ pub use client::MAX_RETRY_AFTER;
 pub use config::{ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret};
 pub use error::{ModelError, TimeoutPhase};
 pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
-pub use prices::{Cost, ModelPrice, PriceTable};
+pub use prices::{
+    LayerInfo, ModelPrice, PriceEntry, PriceLayer, PriceTable, Priced, Resolved, SNAPSHOT_FILE,
+    ServiceTier, SnapshotInfo, TableHeader, TierRates, USER_FILE, UserPrice, import_snapshot,
+    write_user_price,
+};
 pub use recover::{RecoveredCalls, recover_tool_calls};
 pub use schema::validate_args;
 

@@ -85,4 +85,7 @@ pub struct ModelResponse {
     pub stop_reason: Option<String>,
     /// The model that answered, as the server named it (the configured model if it did not).
     pub model: String,
+    /// What the provider says the request cost in US dollars, when it says so (OpenRouter's
+    /// `usage.cost`); it wins over the price table.
+    pub reported_cost_usd: Option<f64>,
 }

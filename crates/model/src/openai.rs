@@ -5,6 +5,7 @@ use crate::ModelError;
 use crate::client::{Decoder, Wire};
 use crate::config::ProviderConfig;
 use crate::message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
+use crate::prices::ServiceTier;
 use crate::sse::SseEvent;
 use bosun_protocol::TokenUsage;
 use serde_json::{Value, json};
@@ -84,6 +85,10 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
         "stream_options": {"include_usage": true},
     });
     body[limit_key] = json!(cfg.max_output_tokens);
+    // OpenAI's processing tiers; `batch` is a different API and only changes prices.
+    if let tier @ (ServiceTier::Priority | ServiceTier::Flex) = cfg.service_tier {
+        body["service_tier"] = json!(tier.as_str());
+    }
     if !req.tools.is_empty() {
         body["tools"] = req
             .tools
@@ -124,6 +129,7 @@ struct ChatDecoder {
     text: String,
     calls: Vec<PartialCall>,
     usage: Option<TokenUsage>,
+    reported_cost_usd: Option<f64>,
     finish_reason: Option<String>,
 }
 
@@ -256,6 +262,11 @@ impl Decoder for ChatDecoder {
                 cache_write_1h_tokens: 0,
                 reasoning_tokens: reasoning,
             });
+            // OpenRouter reports what the request cost, in dollars.
+            self.reported_cost_usd = u
+                .get("cost")
+                .and_then(Value::as_f64)
+                .filter(|c| c.is_finite() && *c >= 0.0);
         }
         let choices = chunk
             .get("choices")
@@ -320,6 +331,7 @@ impl Decoder for ChatDecoder {
             usage: self.usage.unwrap_or_default(),
             stop_reason: self.finish_reason,
             model: self.server_model.unwrap_or(self.model),
+            reported_cost_usd: self.reported_cost_usd,
         }
     }
 }

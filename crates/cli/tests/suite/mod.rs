@@ -12,6 +12,7 @@ mod journal;
 mod model_limits;
 mod modes;
 mod network;
+mod prices;
 mod redaction;
 mod resume;
 mod retries;

@@ -186,3 +186,45 @@ async fn overloaded_error_event_mid_stream_is_retried() {
     );
     assert_eq!(text_of(last_attempt(&events)), "whole answer");
 }
+
+#[tokio::test]
+async fn five_minute_and_one_hour_cache_writes_are_counted_apart() {
+    // 2,000 tokens written to the cache: 1,500 for 5 minutes and 500 for an hour.
+    let body = concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-sonnet-4-5-20250929\",\"usage\":{\"input_tokens\":300,\"cache_read_input_tokens\":4000,\"cache_creation_input_tokens\":2000,\"cache_creation\":{\"ephemeral_5m_input_tokens\":1500,\"ephemeral_1h_input_tokens\":500},\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":100}}\n\n",
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    );
+    let server = MockModelServer::start(vec![MockReply::RawSse { body: body.into() }])
+        .await
+        .unwrap();
+    let resp = anthropic(&server, fast_retry(0))
+        .complete(&request("x"))
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.usage,
+        TokenUsage {
+            input_tokens: 300,
+            cached_input_tokens: 4000,
+            cache_write_tokens: 1500,
+            cache_write_1h_tokens: 500,
+            output_tokens: 100,
+            reasoning_tokens: 0,
+        }
+    );
+    assert_eq!(resp.reported_cost_usd, None);
+    // claude-sonnet-4-5: 300 x 3 + 4000 x 0.30 + 1500 x 3.75 + 500 x 6 + 100 x 15 per M
+    // = 0.0009 + 0.0012 + 0.005625 + 0.003 + 0.0015 = 0.012225.
+    let priced = bosun_model::PriceTable::builtin().price(
+        &resp.model,
+        &resp.usage,
+        bosun_model::ServiceTier::Standard,
+        None,
+    );
+    let cost = priced.cost_usd.unwrap();
+    assert!((cost - 0.012225).abs() < 1e-12, "{cost}");
+}

@@ -296,3 +296,93 @@ async fn a_server_ignoring_stream_true_is_read_as_one_completion() {
     );
     assert_eq!(resp.usage.input_tokens, 9);
 }
+
+#[tokio::test]
+async fn reasoning_and_cached_tokens_are_split_out_and_a_reported_cost_is_kept() {
+    // OpenRouter style: 12,000 prompt tokens of which 8,000 cached and 1,000 written to the
+    // cache; 3,000 completion tokens of which 2,500 reasoning; the request's cost in dollars.
+    let body = concat!(
+        "data: {\"model\":\"openai/o3\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12000,\"completion_tokens\":3000,",
+        "\"prompt_tokens_details\":{\"cached_tokens\":8000,\"cache_write_tokens\":1000},",
+        "\"completion_tokens_details\":{\"reasoning_tokens\":2500},\"cost\":0.04125}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let server = MockModelServer::start(vec![MockReply::RawSse { body: body.into() }])
+        .await
+        .unwrap();
+    let client = openai(&server, fast_retry(0));
+    let resp = client.complete(&request("think")).await.unwrap();
+    assert_eq!(
+        resp.usage,
+        TokenUsage {
+            input_tokens: 3000,
+            cached_input_tokens: 8000,
+            cache_write_tokens: 1000,
+            cache_write_1h_tokens: 0,
+            output_tokens: 500,
+            reasoning_tokens: 2500,
+        }
+    );
+    assert_eq!(resp.usage.billed(), 15_000);
+    assert_eq!(resp.reported_cost_usd, Some(0.04125));
+    assert_eq!(resp.model, "openai/o3");
+
+    // The reported cost wins over the table; the rates are still o3's.
+    let priced = bosun_model::PriceTable::builtin().price(
+        &resp.model,
+        &resp.usage,
+        bosun_model::ServiceTier::Standard,
+        resp.reported_cost_usd,
+    );
+    assert_eq!(priced.cost_usd, Some(0.04125));
+    assert_eq!(priced.rates.map(|r| r.entry), Some("o3".to_string()));
+}
+
+#[tokio::test]
+async fn without_a_reported_cost_there_is_none() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"cost\":\"free\"}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let server = MockModelServer::start(vec![MockReply::RawSse { body: body.into() }])
+        .await
+        .unwrap();
+    let resp = openai(&server, fast_retry(0))
+        .complete(&request("x"))
+        .await
+        .unwrap();
+    assert_eq!(resp.reported_cost_usd, None);
+    assert_eq!(resp.usage.input_tokens, 10);
+}
+
+#[tokio::test]
+async fn priority_and_flex_are_sent_as_service_tier_and_standard_is_not() {
+    for (tier, sent) in [
+        (bosun_model::ServiceTier::Priority, Some("priority")),
+        (bosun_model::ServiceTier::Flex, Some("flex")),
+        (bosun_model::ServiceTier::Standard, None),
+        (bosun_model::ServiceTier::Batch, None),
+    ] {
+        let server = MockModelServer::start(vec![MockReply::text("ok")])
+            .await
+            .unwrap();
+        let cfg = bosun_model::ProviderConfig::new(
+            "openai",
+            bosun_model::ApiKind::OpenAiChat,
+            server.url() + "/v1",
+            "gpt-5",
+        )
+        .with_retry(fast_retry(0))
+        .with_service_tier(tier);
+        bosun_model::client(cfg)
+            .unwrap()
+            .complete(&request("x"))
+            .await
+            .unwrap();
+        let body = &server.model_requests()[0].body;
+        assert_eq!(body["service_tier"].as_str(), sent, "{tier}");
+    }
+}
