@@ -61,6 +61,7 @@ fn main() {
         "task_usage",
         "cost_stats",
         "budget_statuses",
+        "add_price",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

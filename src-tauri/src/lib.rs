@@ -156,6 +156,7 @@ pub fn run() -> Result<(), tauri::Error> {
             costs::task_usage,
             costs::cost_stats,
             costs::budget_statuses,
+            costs::add_price,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {
