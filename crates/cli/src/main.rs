@@ -182,6 +182,10 @@ enum Command {
     },
     /// Search every task's events and filter the tasks: `bosun history cargo test status:failed since:7d`
     History(commands::history::HistoryArgs),
+    /// What the model responses cost: `bosun costs --by day|week|month|repo|model|task`
+    Costs(commands::costs::CostsArgs),
+    /// Success, first-pass and intervention rates, cost per task and failure causes of finished tasks
+    Stats(commands::costs::StatsArgs),
     /// Policy tools
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
@@ -256,6 +260,8 @@ fn main() -> ExitCode {
         Command::Worktrees { json } => commands::diff::worktrees(json),
         Command::History(args) => commands::history::history(args),
         Command::Bench(b) => commands::bench::bench(b),
+        Command::Costs(args) => commands::costs::costs(args),
+        Command::Stats(args) => commands::costs::stats(args),
         Command::Policy(p) => commands::policy::policy(p),
         Command::Prices(p) => commands::prices::prices(p),
     };

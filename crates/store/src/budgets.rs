@@ -49,9 +49,15 @@ pub struct BudgetStatus {
 pub enum Reservation {
     /// Reserved; settle it with [`crate::Store::settle`]. `statuses` are every budget after the
     /// reservation (for the 80 % warning).
-    Reserved { id: i64, statuses: Vec<BudgetStatus> },
+    Reserved {
+        id: i64,
+        statuses: Vec<BudgetStatus>,
+    },
     /// Not reserved: this budget would pass its limit. Nothing was written.
-    Refused { status: BudgetStatus, amount_usd: f64 },
+    Refused {
+        status: BudgetStatus,
+        amount_usd: f64,
+    },
 }
 
 /// A reservation older than this no longer holds (its request is long over, settled or not).
@@ -105,8 +111,7 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
             .query_row([], |r| r.get(0))?,
         Some(repo) => conn
             .prepare_cached(&format!(
-                "SELECT total(u.cost_usd) FROM usage u JOIN tasks t ON t.id = u.task_id
-                 WHERE u.ts >= {start} AND t.repo = ?1"
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND u.repo = ?1"
             ))?
             .query_row([repo], |r| r.get(0))?,
     };
@@ -151,7 +156,8 @@ impl Store {
         let mut statuses = Vec::with_capacity(limits.len());
         for limit in limits {
             let status = status_in(&tx, limit)?;
-            if limit.holds(repo) && status.spent_usd + status.reserved_usd + amount_usd > limit.limit_usd
+            if limit.holds(repo)
+                && status.spent_usd + status.reserved_usd + amount_usd > limit.limit_usd
             {
                 // Dropping stale reservations is worth keeping even when refusing.
                 tx.commit()?;

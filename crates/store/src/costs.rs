@@ -1,6 +1,8 @@
-//! Cost reports over the `usage` table: totals by task, repository, model or day.
+//! Cost reports over the `usage` table (`bosun costs`): every response's tokens by class, cost
+//! and cache savings added up by task, repository, model or local day, week or month.
 
-use crate::{Store, StoreError};
+use crate::dashboard::{FIGURE_COLUMNS, LOCAL_MONDAY, figure};
+use crate::{CostFigure, Store, StoreError};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -13,64 +15,102 @@ pub enum CostGroup {
     Task,
     Repo,
     Model,
-    /// The UTC day (`YYYY-MM-DD`) of the response.
+    /// The local day (`YYYY-MM-DD`) of the response.
     Day,
+    /// The local week of the response, as its Monday (`YYYY-MM-DD`).
+    Week,
+    /// The local month of the response (`YYYY-MM`).
+    Month,
+}
+
+impl CostGroup {
+    /// Every group, as `--by` names them.
+    pub const ALL: [(&'static str, CostGroup); 6] = [
+        ("day", CostGroup::Day),
+        ("week", CostGroup::Week),
+        ("month", CostGroup::Month),
+        ("repo", CostGroup::Repo),
+        ("model", CostGroup::Model),
+        ("task", CostGroup::Task),
+    ];
+
+    /// Periods sort newest first; the others costliest first.
+    pub fn is_period(&self) -> bool {
+        matches!(self, CostGroup::Day | CostGroup::Week | CostGroup::Month)
+    }
+}
+
+/// Which responses a cost report covers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct CostFilter {
+    /// Responses at or after (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub since: Option<String>,
+    /// Responses before (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub until: Option<String>,
+    /// Only this repository's tasks (the path as the journal has it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub repo: Option<String>,
 }
 
 /// The usage of every model response in one group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct CostRow {
-    /// The task id, repository path, model name or day.
+    /// The task id, repository path, model name, day, week (its Monday) or month.
     pub key: String,
-    /// How many model responses.
-    #[ts(type = "number")]
-    pub responses: u64,
-    #[ts(type = "number")]
-    pub input_tokens: u64,
-    #[ts(type = "number")]
-    pub output_tokens: u64,
-    #[ts(type = "number")]
-    pub cached_input_tokens: u64,
-    #[ts(type = "number")]
-    pub cache_write_tokens: u64,
-    pub cost_usd: f64,
-    /// False when at least one response had no price: `cost_usd` is then a lower bound.
-    pub priced: bool,
+    pub figure: CostFigure,
 }
 
 impl Store {
-    /// Token and cost totals grouped `by` task, repository, model or day, for responses at or
-    /// after `since` (RFC 3339; `None` for all). Days come newest first, the others costliest
+    /// Token and cost totals grouped `by` task, repository, model, local day, week or month, for
+    /// the responses `filter` lets through. Periods come newest first, the others costliest
     /// first.
-    pub fn costs(&self, by: CostGroup, since: Option<&str>) -> Result<Vec<CostRow>, StoreError> {
+    pub fn costs(&self, by: CostGroup, filter: &CostFilter) -> Result<Vec<CostRow>, StoreError> {
+        let monday = format!("date(u.ts, {LOCAL_MONDAY})");
         let (key, order) = match by {
-            CostGroup::Task => ("u.task_id", "cost_usd DESC, key"),
-            CostGroup::Repo => ("t.repo", "cost_usd DESC, key"),
-            CostGroup::Model => ("u.model", "cost_usd DESC, key"),
-            CostGroup::Day => ("substr(u.ts, 1, 10)", "key DESC"),
+            CostGroup::Task => ("u.task_id", "total(u.cost_usd) DESC, key"),
+            CostGroup::Repo => ("u.repo", "total(u.cost_usd) DESC, key"),
+            CostGroup::Model => ("u.model", "total(u.cost_usd) DESC, key"),
+            CostGroup::Day => ("date(u.ts, 'localtime')", "key DESC"),
+            CostGroup::Week => (monday.as_str(), "key DESC"),
+            CostGroup::Month => ("strftime('%Y-%m', u.ts, 'localtime')", "key DESC"),
         };
         let conn = self.conn();
+        let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
+        let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {key} AS key, count(*), sum(u.input_tokens), sum(u.output_tokens),
-                 sum(u.cached_input_tokens), sum(u.cache_write_tokens), total(u.cost_usd) AS cost_usd,
-                 min(u.priced)
-             FROM usage u JOIN tasks t ON t.id = u.task_id
-             WHERE ?1 IS NULL OR u.ts >= ?1
+            "SELECT {key} AS key, {FIGURE_COLUMNS}
+             FROM usage u
+             WHERE (?1 IS NULL OR u.ts >= ?1) AND (?2 IS NULL OR u.ts < ?2)
+                 AND (?3 IS NULL OR u.repo = ?3)
              GROUP BY key ORDER BY {order}"
         ))?;
-        let rows = stmt.query_map(params![since], |r| {
+        let rows = stmt.query_map(params![since, until, filter.repo], |r| {
             Ok(CostRow {
                 key: r.get(0)?,
-                responses: r.get(1)?,
-                input_tokens: r.get(2)?,
-                output_tokens: r.get(3)?,
-                cached_input_tokens: r.get(4)?,
-                cache_write_tokens: r.get(5)?,
-                cost_usd: r.get(6)?,
-                priced: r.get(7)?,
+                figure: figure(r, 1)?,
             })
         })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The totals for today, this week (from Monday), this month and all time, in local time,
+    /// for one repository or all (as the dashboard's).
+    pub fn cost_totals(&self, repo: Option<&str>) -> Result<crate::CostTotals, StoreError> {
+        crate::dashboard::totals_in(&self.conn(), repo, None)
+    }
+
+    /// Every repository the journal has tasks of, sorted.
+    pub fn repos(&self) -> Result<Vec<String>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached("SELECT DISTINCT repo FROM tasks ORDER BY repo")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

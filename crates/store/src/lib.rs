@@ -30,7 +30,7 @@ mod usage;
 pub use archive::{ImportTask, Imported, TaskLimits, TaskMarks, TranscriptRemoved};
 pub use budgets::{BudgetLimit, BudgetStatus, BudgetWindow, Reservation};
 pub use checkpoints::CheckpointRow;
-pub use costs::{CostGroup, CostRow};
+pub use costs::{CostFilter, CostGroup, CostRow};
 pub use dashboard::{
     CostByClass, CostDashboard, CostFigure, CostQuery, CostTableRow, CostTask, CostTotals,
     DailySeries, Stack, TokenClasses,

@@ -196,8 +196,8 @@ impl TaskFacts {
         if self.status == "answered" {
             return Outcome::Answered;
         }
-        let all_accepted = self.review_state == "reviewed"
-            && self.hunks_rejected <= self.hunks_unrejected;
+        let all_accepted =
+            self.review_state == "reviewed" && self.hunks_rejected <= self.hunks_unrejected;
         if self.review_state == "merged" || all_accepted {
             let first_pass = self.hunks_rejected == 0
                 && self.follow_ups() == 0
@@ -330,6 +330,8 @@ impl Store {
             StatsGroup::Week => "date(t.finished_at, 'localtime', 'weekday 0', '-6 days')",
         };
         let conn = self.conn();
+        let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
+        let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key}, t.status, t.review_state, t.checks,
                  t.finished_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '{REVIEW_GRACE}'),
@@ -348,31 +350,28 @@ impl Store {
                  AND (?1 IS NULL OR t.finished_at >= ?1) AND (?2 IS NULL OR t.finished_at < ?2)
                  AND (?3 IS NULL OR t.repo = ?3)"
         ))?;
-        let rows = stmt.query_map(
-            params![filter.since, filter.until, filter.repo],
-            |r| {
-                Ok(TaskFacts {
-                    key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                    status: r.get(1)?,
-                    review_state: r.get(2)?,
-                    checks: r.get(3)?,
-                    grace_over: r.get(4)?,
-                    cost: r.get(5)?,
-                    tokens: r.get(6)?,
-                    seconds: r.get(7)?,
-                    user_messages: r.get(8)?,
-                    approvals_asked: r.get(9)?,
-                    denials: r.get(10)?,
-                    requests_for_changes: r.get(11)?,
-                    hunks_rejected: r.get(12)?,
-                    hunks_unrejected: r.get(13)?,
-                    unknown_tools: r.get(14)?,
-                    model_errors: r.get(15)?,
-                    last_call_denied: r.get(16)?,
-                    checks_first_round_failed: r.get(17)?,
-                })
-            },
-        )?;
+        let rows = stmt.query_map(params![since, until, filter.repo], |r| {
+            Ok(TaskFacts {
+                key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                status: r.get(1)?,
+                review_state: r.get(2)?,
+                checks: r.get(3)?,
+                grace_over: r.get(4)?,
+                cost: r.get(5)?,
+                tokens: r.get(6)?,
+                seconds: r.get(7)?,
+                user_messages: r.get(8)?,
+                approvals_asked: r.get(9)?,
+                denials: r.get(10)?,
+                requests_for_changes: r.get(11)?,
+                hunks_rejected: r.get(12)?,
+                hunks_unrejected: r.get(13)?,
+                unknown_tools: r.get(14)?,
+                model_errors: r.get(15)?,
+                last_call_denied: r.get(16)?,
+                checks_first_round_failed: r.get(17)?,
+            })
+        })?;
         let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
         for row in rows {
             let facts = row?;

@@ -205,18 +205,114 @@ const STEPS: &[&str] = &[
         cost_reasoning        REAL,
         savings_usd           REAL,
         ts                    TEXT NOT NULL,
+        repo                  TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (task_id, seq)
     ) STRICT;
     INSERT INTO usage_v5 (task_id, seq, model, input_tokens, output_tokens, cached_input_tokens,
-        cache_write_tokens, cost_usd, priced, ts)
-    SELECT task_id, seq, model, max(0, input_tokens - cached_input_tokens - cache_write_tokens),
-        output_tokens, cached_input_tokens, cache_write_tokens,
-        CASE WHEN priced THEN cost_usd END, priced, ts
-    FROM usage;
+        cache_write_tokens, cost_usd, priced, ts, repo)
+    SELECT u.task_id, u.seq, u.model,
+        max(0, u.input_tokens - u.cached_input_tokens - u.cache_write_tokens),
+        u.output_tokens, u.cached_input_tokens, u.cache_write_tokens,
+        CASE WHEN u.priced THEN u.cost_usd END, u.priced, u.ts, coalesce(t.repo, '')
+    FROM usage u LEFT JOIN tasks t ON t.id = u.task_id;
     DROP TABLE usage;
     ALTER TABLE usage_v5 RENAME TO usage;
     CREATE INDEX usage_by_ts ON usage(ts, cost_usd);
     CREATE INDEX usage_by_model ON usage(model);
+    CREATE INDEX usage_unpriced ON usage(model) WHERE cost_usd IS NULL;
+
+    -- The usage added up per UTC hour, repository and model, kept by triggers: the dashboards
+    -- read it for whole hours (every time zone's midnight is a whole hour or a quarter of one;
+    -- the parts of a period that are not whole hours come from `usage` itself).
+    CREATE TABLE usage_hourly (
+        hour                  TEXT NOT NULL,
+        repo                  TEXT NOT NULL,
+        model                 TEXT NOT NULL,
+        responses             INTEGER NOT NULL DEFAULT 0,
+        unpriced              INTEGER NOT NULL DEFAULT 0,
+        cost_usd              REAL NOT NULL DEFAULT 0,
+        cost_input            REAL NOT NULL DEFAULT 0,
+        cost_cache_read       REAL NOT NULL DEFAULT 0,
+        cost_cache_write      REAL NOT NULL DEFAULT 0,
+        cost_cache_write_1h   REAL NOT NULL DEFAULT 0,
+        cost_output           REAL NOT NULL DEFAULT 0,
+        cost_reasoning        REAL NOT NULL DEFAULT 0,
+        reported_usd          REAL NOT NULL DEFAULT 0,
+        unsplit_usd           REAL NOT NULL DEFAULT 0,
+        savings_usd           REAL NOT NULL DEFAULT 0,
+        input_tokens          INTEGER NOT NULL DEFAULT 0,
+        cached_input_tokens   INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens    INTEGER NOT NULL DEFAULT 0,
+        cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens         INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens      INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (hour, repo, model)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO usage_hourly
+    SELECT substr(ts, 1, 13), repo, model, count(*), count(*) - count(cost_usd), total(cost_usd),
+        total(cost_input), total(cost_cache_read), total(cost_cache_write),
+        total(cost_cache_write_1h), total(cost_output), total(cost_reasoning),
+        total(CASE WHEN reported THEN cost_usd END),
+        total(CASE WHEN rates IS NULL AND NOT reported THEN cost_usd END), total(savings_usd),
+        sum(input_tokens), sum(cached_input_tokens), sum(cache_write_tokens),
+        sum(cache_write_1h_tokens), sum(output_tokens), sum(reasoning_tokens)
+    FROM usage GROUP BY 1, 2, 3;
+    CREATE TRIGGER usage_into_hourly AFTER INSERT ON usage BEGIN
+        INSERT INTO usage_hourly VALUES (substr(new.ts, 1, 13), new.repo, new.model, 1,
+            new.cost_usd IS NULL, coalesce(new.cost_usd, 0), coalesce(new.cost_input, 0),
+            coalesce(new.cost_cache_read, 0), coalesce(new.cost_cache_write, 0),
+            coalesce(new.cost_cache_write_1h, 0), coalesce(new.cost_output, 0),
+            coalesce(new.cost_reasoning, 0),
+            CASE WHEN new.reported THEN coalesce(new.cost_usd, 0) ELSE 0 END,
+            CASE WHEN new.rates IS NULL AND NOT new.reported THEN coalesce(new.cost_usd, 0)
+                ELSE 0 END,
+            coalesce(new.savings_usd, 0), new.input_tokens, new.cached_input_tokens,
+            new.cache_write_tokens, new.cache_write_1h_tokens, new.output_tokens,
+            new.reasoning_tokens)
+        ON CONFLICT (hour, repo, model) DO UPDATE SET
+            responses = responses + excluded.responses, unpriced = unpriced + excluded.unpriced,
+            cost_usd = cost_usd + excluded.cost_usd, cost_input = cost_input + excluded.cost_input,
+            cost_cache_read = cost_cache_read + excluded.cost_cache_read,
+            cost_cache_write = cost_cache_write + excluded.cost_cache_write,
+            cost_cache_write_1h = cost_cache_write_1h + excluded.cost_cache_write_1h,
+            cost_output = cost_output + excluded.cost_output,
+            cost_reasoning = cost_reasoning + excluded.cost_reasoning,
+            reported_usd = reported_usd + excluded.reported_usd,
+            unsplit_usd = unsplit_usd + excluded.unsplit_usd,
+            savings_usd = savings_usd + excluded.savings_usd,
+            input_tokens = input_tokens + excluded.input_tokens,
+            cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
+            cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+            cache_write_1h_tokens = cache_write_1h_tokens + excluded.cache_write_1h_tokens,
+            output_tokens = output_tokens + excluded.output_tokens,
+            reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens;
+    END;
+    CREATE TRIGGER usage_out_of_hourly AFTER DELETE ON usage BEGIN
+        UPDATE usage_hourly SET responses = responses - 1,
+            unpriced = unpriced - (old.cost_usd IS NULL),
+            cost_usd = cost_usd - coalesce(old.cost_usd, 0),
+            cost_input = cost_input - coalesce(old.cost_input, 0),
+            cost_cache_read = cost_cache_read - coalesce(old.cost_cache_read, 0),
+            cost_cache_write = cost_cache_write - coalesce(old.cost_cache_write, 0),
+            cost_cache_write_1h = cost_cache_write_1h - coalesce(old.cost_cache_write_1h, 0),
+            cost_output = cost_output - coalesce(old.cost_output, 0),
+            cost_reasoning = cost_reasoning - coalesce(old.cost_reasoning, 0),
+            reported_usd = reported_usd
+                - CASE WHEN old.reported THEN coalesce(old.cost_usd, 0) ELSE 0 END,
+            unsplit_usd = unsplit_usd - CASE WHEN old.rates IS NULL AND NOT old.reported
+                THEN coalesce(old.cost_usd, 0) ELSE 0 END,
+            savings_usd = savings_usd - coalesce(old.savings_usd, 0),
+            input_tokens = input_tokens - old.input_tokens,
+            cached_input_tokens = cached_input_tokens - old.cached_input_tokens,
+            cache_write_tokens = cache_write_tokens - old.cache_write_tokens,
+            cache_write_1h_tokens = cache_write_1h_tokens - old.cache_write_1h_tokens,
+            output_tokens = output_tokens - old.output_tokens,
+            reasoning_tokens = reasoning_tokens - old.reasoning_tokens
+        WHERE hour = substr(old.ts, 1, 13) AND repo = old.repo AND model = old.model;
+        DELETE FROM usage_hourly
+        WHERE hour = substr(old.ts, 1, 13) AND repo = old.repo AND model = old.model
+            AND responses <= 0;
+    END;
 
     ALTER TABLE tasks ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE tasks ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;

@@ -84,9 +84,9 @@ pub(crate) fn record(tx: &Transaction<'_>, ev: &Event, u: &UsageEvent) -> Result
         "INSERT INTO usage (task_id, seq, model, input_tokens, output_tokens, cached_input_tokens,
              cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_usd, priced,
              reported, rates, latency_ms, cost_input, cost_cache_read, cost_cache_write,
-             cost_cache_write_1h, cost_output, cost_reasoning, savings_usd, ts)
+             cost_cache_write_1h, cost_output, cost_reasoning, savings_usd, ts, repo)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-             ?19, ?20, ?21, ?22)",
+             ?19, ?20, ?21, ?22, (SELECT repo FROM tasks WHERE id = ?1))",
     )?
     .execute(params![
         ev.task_id.as_str(),

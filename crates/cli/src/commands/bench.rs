@@ -58,6 +58,16 @@ pub enum BenchCommand {
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
     },
+    /// The Costs view's query (30 and 90 days), `bosun costs --by day`, `bosun stats` and a
+    /// budget reservation plus settlement per model request, over the history's generated journal
+    Costs {
+        #[arg(long, default_value_t = 10_000)]
+        tasks: usize,
+        #[arg(long, default_value_t = 1_000_000)]
+        events: usize,
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -87,6 +97,9 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         )?,
         BenchCommand::History { tasks, events, dir } => {
             bosun_store::search::bench::run(tasks, events, &dir, &mut out)?;
+        }
+        BenchCommand::Costs { tasks, events, dir } => {
+            bosun_store::search::bench::run_costs(tasks, events, &dir, &mut out)?;
         }
         BenchCommand::Guard { lines, runs } => bosun_syntax::bench::run(lines, runs, &mut out)?,
         BenchCommand::Review {

@@ -1,6 +1,7 @@
 pub mod approve;
 pub mod bench;
 pub mod checks;
+pub mod costs;
 pub mod diff;
 pub mod export;
 pub mod history;

@@ -247,7 +247,10 @@ fn anthropic_wire_format_pairs_tool_use_ids_and_counts_cache_tokens() {
         .unwrap();
     assert_eq!(usage.cached_input_tokens, 800);
     assert_eq!(usage.cache_write_tokens, 100);
-    assert!(usage.priced && usage.cost_usd.is_some_and(|c| c > 0.0), "{usage:?}");
+    assert!(
+        usage.priced && usage.cost_usd.is_some_and(|c| c > 0.0),
+        "{usage:?}"
+    );
     // Reads change nothing: no checkpoint.
     assert!(!run.kinds().contains(&"checkpoint_created"));
 }

@@ -4,9 +4,10 @@
 
 use crate::{HistoryQuery, NewTask, Store, StoreError};
 use bosun_protocol::{
-    AssistantDelta, AssistantMessage, CallId, CheckpointCreated, Event, EventMsg, OutputStream,
-    TaskFinished, TaskId, TaskStatus, ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta,
-    UsageEvent, UserMessage,
+    ApprovalDecision, ApprovalResolved, AssistantDelta, AssistantMessage, CallId,
+    CheckpointCreated, ErrorEvent, Event, EventMsg, OutputStream, Rates, ReviewEvent, TaskFinished,
+    TaskId, TaskStatus, ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta, UsageEvent,
+    UserMessage,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,12 +78,14 @@ pub fn journal(
     dir: &Path,
     out: &mut dyn Write,
 ) -> Result<PathBuf, StoreError> {
-    let path = dir.join(format!("history-{tasks}-{events}.db"));
+    // v5: the generator's usage, outcomes and reviews changed with schema 5; an older file is
+    // not reused.
+    let path = dir.join(format!("journal-v5-{tasks}-{events}.db"));
     if path.exists() {
         let _ = writeln!(out, "reusing {}", path.display());
         return Ok(path);
     }
-    let partial = dir.join(format!("history-{tasks}-{events}.db.partial"));
+    let partial = dir.join(format!("journal-v5-{tasks}-{events}.db.partial"));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
     }
@@ -100,20 +103,17 @@ pub fn journal(
         "/src/infra",
         "/src/docs",
     ];
-    let models = [
-        "gpt-5",
-        "claude-sonnet-4-5",
-        "claude-opus-4-1",
-        "gpt-5-mini",
-        "qwen3-coder",
-    ];
+    let models = MODELS;
     let mut batch: Vec<Event> = Vec::with_capacity(20_000);
+    let mut reviewed: Vec<TaskId> = Vec::new();
     for t in 0..tasks {
         let id = format!("01bench{t:08}");
-        // Spread over the last year, in order.
+        // Spread over the last 120 days, in order.
         let created =
-            now - Duration::from_secs(((tasks - t) as u64 * 31_536_000) / tasks.max(1) as u64);
+            now - Duration::from_secs(((tasks - t) as u64 * SPAN_SECS) / tasks.max(1) as u64);
         let ts = rfc3339(created);
+        let model = &models[rng.skewed(models.len())];
+        let outcome = Scenario::pick(&mut rng);
         let prompt = format!(
             "{} {}",
             sentence(&mut rng, &vocab, 6),
@@ -127,7 +127,7 @@ pub fn journal(
             branch: format!("bosun/{id}"),
             worktree: format!("/w/{id}"),
             provider: "bench".into(),
-            model: models[rng.skewed(models.len())].into(),
+            model: model.name.into(),
             created_at: ts.clone(),
             owner_pid: 1,
             owner_started: None,
@@ -136,12 +136,13 @@ pub fn journal(
         })?;
         let first = batch.len();
         let mut seq = 0;
+        // Events 7 s apart from the task's start.
         let mut push = |msg: EventMsg, batch: &mut Vec<Event>| {
             seq += 1;
             batch.push(Event {
                 seq,
                 task_id: TaskId::from(id.as_str()),
-                ts: ts.clone(),
+                ts: rfc3339(created + Duration::from_secs(seq * 7)),
                 msg,
             });
         };
@@ -222,27 +223,21 @@ pub fn journal(
                 }),
                 &mut batch,
             );
+            let step = n / 12;
             push(
-                EventMsg::Usage(UsageEvent {
-                    model: "gpt-5".into(),
-                    input_tokens: 1000,
-                    output_tokens: 200,
-                    cached_input_tokens: 1000,
-                    cache_write_tokens: 0,
-                    cache_write_1h_tokens: 0,
-                    reasoning_tokens: 0,
-                    cost_usd: Some((rng.below(100) as f64) / 1000.0),
-                    total_cost_usd: 0.0,
-                    priced: true,
-                    rates: None,
-                    latency_ms: Some(800 + rng.below(4000) as u64),
-                }),
+                EventMsg::Usage(model.usage(&mut rng, step as u64)),
                 &mut batch,
             );
+            if step == 2 {
+                for msg in outcome.middle(&mut rng, &call_for(n)) {
+                    push(msg, &mut batch);
+                }
+            }
             n += 12;
         }
+        let tail = outcome.tail(&mut rng, &vocab);
         // Fill up to the task's share of the events with streamed text.
-        while batch.len() - first + 1 < per_task {
+        while batch.len() - first + tail.len() < per_task {
             push(
                 EventMsg::AssistantDelta(AssistantDelta {
                     text: sentence(&mut rng, &vocab, 4),
@@ -250,24 +245,19 @@ pub fn journal(
                 &mut batch,
             );
         }
-        let status = [
-            TaskStatus::Completed,
-            TaskStatus::Completed,
-            TaskStatus::Failed,
-            TaskStatus::Answered,
-            TaskStatus::ChecksFailed,
-        ][rng.below(5)];
-        push(
-            EventMsg::TaskFinished(TaskFinished {
-                status,
-                summary: sentence(&mut rng, &vocab, 12),
-                checks: Vec::new(),
-            }),
-            &mut batch,
-        );
+        for msg in tail {
+            push(msg, &mut batch);
+        }
+        if outcome.review == Review::AllAccepted {
+            reviewed.push(TaskId::from(id.as_str()));
+        }
         if batch.len() >= 10_000 || t + 1 == tasks {
             store.append_events(&batch)?;
             batch.clear();
+            // "Every hunk decided" needs the diff, which only the review knows: as it would.
+            for task in reviewed.drain(..) {
+                store.set_review_state(&task, "reviewed")?;
+            }
             let _ = write!(
                 out,
                 "\rbuilding: {}/{tasks} tasks, {:.0} s",
@@ -284,6 +274,297 @@ pub fn journal(
         source,
     })?;
     Ok(path)
+}
+
+fn call_for(n: usize) -> CallId {
+    CallId::from(format!("call_{n}").as_str())
+}
+
+/// The generated journal's time span: about 120 days, so the 30- and 90-day charts are full.
+const SPAN_SECS: u64 = 120 * 86_400;
+
+/// A model of the generated journal: its rates (None: unpriced, a local model) and how its
+/// responses' tokens look.
+struct BenchModel {
+    name: &'static str,
+    rates: Option<[f64; 6]>,
+    /// The provider reports its own cost (OpenRouter).
+    reported: bool,
+    /// Writes to the cache (Anthropic), and for an hour too.
+    writes: bool,
+    reasons: bool,
+}
+
+const MODELS: [BenchModel; 7] = [
+    BenchModel {
+        name: "claude-sonnet-4-5",
+        rates: Some([3.0, 15.0, 0.3, 3.75, 6.0, 15.0]),
+        reported: false,
+        writes: true,
+        reasons: false,
+    },
+    BenchModel {
+        name: "gpt-5",
+        rates: Some([1.25, 10.0, 0.125, 0.0, 0.0, 10.0]),
+        reported: false,
+        writes: false,
+        reasons: true,
+    },
+    BenchModel {
+        name: "gpt-5-mini",
+        rates: Some([0.25, 2.0, 0.025, 0.0, 0.0, 2.0]),
+        reported: false,
+        writes: false,
+        reasons: true,
+    },
+    BenchModel {
+        name: "claude-opus-4-1",
+        rates: Some([15.0, 75.0, 1.5, 18.75, 30.0, 75.0]),
+        reported: false,
+        writes: true,
+        reasons: false,
+    },
+    BenchModel {
+        name: "deepseek/deepseek-chat-v3.1",
+        rates: Some([0.27, 1.1, 0.07, 0.0, 0.0, 1.1]),
+        reported: true,
+        writes: false,
+        reasons: false,
+    },
+    BenchModel {
+        name: "qwen3-coder",
+        rates: None,
+        reported: false,
+        writes: false,
+        reasons: false,
+    },
+    BenchModel {
+        name: "gemini-2.5-pro",
+        rates: Some([1.25, 10.0, 0.31, 0.0, 0.0, 10.0]),
+        reported: false,
+        writes: false,
+        reasons: true,
+    },
+];
+
+impl BenchModel {
+    /// The usage of the `step`th response of a task: the cached prefix grows with the
+    /// conversation.
+    fn usage(&self, rng: &mut Rng, step: u64) -> UsageEvent {
+        let cached = if step == 0 {
+            0
+        } else {
+            4_000 + step * 3_000 + rng.below(2_000) as u64
+        };
+        let write = |rng: &mut Rng| 500 + rng.below(3_000) as u64;
+        let mut u = UsageEvent {
+            model: self.name.into(),
+            input_tokens: 200 + rng.below(3_000) as u64,
+            output_tokens: 80 + rng.below(1_500) as u64,
+            cached_input_tokens: cached,
+            cache_write_tokens: if self.writes { write(rng) } else { 0 },
+            cache_write_1h_tokens: if self.writes && rng.below(4) == 0 {
+                write(rng)
+            } else {
+                0
+            },
+            reasoning_tokens: if self.reasons {
+                rng.below(3_000) as u64
+            } else {
+                0
+            },
+            cost_usd: None,
+            total_cost_usd: 0.0,
+            priced: false,
+            rates: None,
+            latency_ms: Some(
+                600 + rng.below(9_000) as u64 + rng.below(2) as u64 * rng.below(20_000) as u64,
+            ),
+        };
+        if let Some(
+            [
+                input,
+                output,
+                cache_read,
+                cache_write,
+                cache_write_1h,
+                reasoning,
+            ],
+        ) = self.rates
+        {
+            let rates = Rates {
+                input,
+                output,
+                cache_read,
+                cache_write,
+                cache_write_1h,
+                reasoning,
+                tier: None,
+                source: if self.reported {
+                    "provider"
+                } else {
+                    "litellm bench"
+                }
+                .into(),
+                entry: self.name.into(),
+            };
+            let c = crate::usage::class_costs(&u, &rates);
+            let cost =
+                c.input + c.cache_read + c.cache_write + c.cache_write_1h + c.output + c.reasoning;
+            u.cost_usd = Some(cost);
+            u.priced = true;
+            u.rates = Some(rates);
+        }
+        u
+    }
+}
+
+/// How a generated task ends and what the user did along the way, so the metrics have
+/// something to show.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Review {
+    Unreviewed,
+    Merged,
+    AllAccepted,
+    ChangesRequested,
+}
+
+struct Scenario {
+    status: TaskStatus,
+    review: Review,
+    approval: Option<bool>,
+    follow_up: bool,
+    last_call_denied: bool,
+    unknown_tool: bool,
+    model_error: bool,
+}
+
+impl Scenario {
+    fn pick(rng: &mut Rng) -> Scenario {
+        let status = match rng.below(100) {
+            0..=54 => TaskStatus::Completed,
+            55..=64 => TaskStatus::Answered,
+            65..=74 => TaskStatus::Failed,
+            75..=82 => TaskStatus::ChecksFailed,
+            83..=89 => TaskStatus::Interrupted,
+            90..=94 => TaskStatus::BudgetExceeded,
+            _ => TaskStatus::MaxSteps,
+        };
+        let review = match (status, rng.below(100)) {
+            (TaskStatus::Answered, _) => Review::Unreviewed,
+            (TaskStatus::Completed, 0..=39) => Review::Merged,
+            (TaskStatus::Completed, 40..=59) => Review::AllAccepted,
+            (_, 0..=9) => Review::ChangesRequested,
+            _ => Review::Unreviewed,
+        };
+        Scenario {
+            status,
+            review,
+            approval: (rng.below(10) == 0).then(|| rng.below(4) != 0),
+            follow_up: rng.below(10) == 0,
+            last_call_denied: status == TaskStatus::Failed && rng.below(3) == 0,
+            unknown_tool: rng.below(40) == 0,
+            model_error: status == TaskStatus::Failed && rng.below(2) == 0,
+        }
+    }
+
+    /// Events in the middle of the task: an approval, a follow-up, a call of a missing tool.
+    fn middle(&self, rng: &mut Rng, call: &CallId) -> Vec<EventMsg> {
+        let mut out = Vec::new();
+        if let Some(approved) = self.approval {
+            let id = format!("ap_{}", rng.below(1 << 20));
+            if let Ok(msg) = serde_json::from_value(serde_json::json!({
+                "type": "approval_requested", "approval_id": id, "call_id": call.as_str(),
+                "tool": "run_command", "action": {"kind": "command", "command": "rm -rf target"},
+                "reason": "the command deletes files", "rule": "commands.ask \"rm\"",
+                "source": "built-in", "suggestions": []
+            })) {
+                out.push(msg);
+            }
+            out.push(EventMsg::ApprovalResolved(ApprovalResolved {
+                approval_id: id,
+                call_id: call.clone(),
+                decision: if approved {
+                    ApprovalDecision::ApproveOnce
+                } else {
+                    ApprovalDecision::Deny
+                },
+                rule: None,
+                rule_file: None,
+                note: None,
+                by: "you".into(),
+            }));
+        }
+        if self.follow_up {
+            out.push(EventMsg::UserMessage(UserMessage {
+                text: "also update the tests".into(),
+                origin: None,
+            }));
+        }
+        if self.unknown_tool {
+            out.push(EventMsg::ToolCallEnd(ToolCallEnd {
+                call_id: CallId::from("call_missing"),
+                status: ToolCallStatus::Error,
+                exit_code: None,
+                error: Some("there is no tool named \"browse\"; the tools are: read_file".into()),
+                output: String::new(),
+                duration_ms: 0,
+            }));
+        }
+        out
+    }
+
+    /// The task's last events: how it ended, and its review.
+    fn tail(&self, rng: &mut Rng, vocab: &[String]) -> Vec<EventMsg> {
+        let mut out = Vec::new();
+        if self.last_call_denied {
+            out.push(EventMsg::ToolCallEnd(ToolCallEnd {
+                call_id: CallId::from("call_denied"),
+                status: ToolCallStatus::Denied,
+                exit_code: None,
+                error: Some("denied by the policy: commands.deny \"git push\"".into()),
+                output: String::new(),
+                duration_ms: 0,
+            }));
+        }
+        if self.model_error {
+            out.push(EventMsg::Error(ErrorEvent {
+                code: "model_error".into(),
+                message: "the model's response could not be parsed after 3 attempts".into(),
+            }));
+        }
+        out.push(EventMsg::TaskFinished(TaskFinished {
+            status: self.status,
+            summary: sentence(rng, vocab, 12),
+            checks: Vec::new(),
+        }));
+        match self.review {
+            Review::Unreviewed => {}
+            Review::AllAccepted | Review::Merged => {
+                out.push(EventMsg::Review(ReviewEvent::Accept {
+                    path: "src/lib.rs".into(),
+                    hunks: vec!["h1".into(), "h2".into()],
+                }));
+                if self.review == Review::Merged
+                    && let Ok(msg) = serde_json::from_value(serde_json::json!({
+                        "type": "review", "action": "merge",
+                        "outcome": {"branch": "main", "created": false, "commits": ["0".repeat(40)],
+                            "files": 1, "hunks": 2, "left_out": 0, "checked_out": false,
+                            "worktree": "/w", "worktree_bytes": 0},
+                        "checks": []
+                    }))
+                {
+                    out.push(msg);
+                }
+            }
+            Review::ChangesRequested => {
+                out.push(EventMsg::Review(ReviewEvent::RequestChanges {
+                    comments: vec![1],
+                }));
+            }
+        }
+        out
+    }
 }
 
 fn rfc3339(t: OffsetDateTime) -> String {
@@ -407,5 +688,126 @@ pub fn run(tasks: usize, events: usize, dir: &Path, out: &mut dyn Write) -> Resu
             times[RUNS - 1].as_secs_f64() * 1e3,
         );
     }
+    Ok(())
+}
+
+/// `bosun bench costs`: over the same generated journal, the Costs view's query (30 and 90
+/// days), `bosun costs --by day`'s, `bosun stats`' and a budget reservation plus its
+/// settlement per model request.
+pub fn run_costs(
+    tasks: usize,
+    events: usize,
+    dir: &Path,
+    out: &mut dyn Write,
+) -> Result<(), StoreError> {
+    use crate::{
+        BudgetLimit, BudgetWindow, CostFilter, CostGroup, CostQuery, StatsFilter, StatsGroup,
+    };
+    std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let path = journal(tasks, events, dir, out)?;
+    let store = Store::open(&path)?;
+    let rows: u64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM usage", [], |r| r.get(0))?;
+    let _ = writeln!(
+        out,
+        "journal: {tasks} tasks, {rows} usage rows ({})",
+        path.display()
+    );
+    let time = |runs: usize, f: &mut dyn FnMut() -> Result<(), StoreError>| {
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            f()?;
+            times.push(start.elapsed());
+        }
+        times.sort();
+        Ok::<_, StoreError>((times[runs / 2], times[runs - 1]))
+    };
+    let line =
+        |out: &mut dyn Write, name: &str, (median, max): (Duration, Duration), target: &str| {
+            let _ = writeln!(
+                out,
+                "{name:<34} {:>9.1} ms median {:>9.1} ms max   {target}",
+                median.as_secs_f64() * 1e3,
+                max.as_secs_f64() * 1e3
+            );
+        };
+    for days in [30, 90] {
+        let q = CostQuery {
+            days,
+            ..Default::default()
+        };
+        let t = time(RUNS, &mut || store.cost_dashboard(&q).map(drop))?;
+        line(
+            out,
+            &format!("dashboard, {days} days"),
+            t,
+            "target < 100 ms",
+        );
+    }
+    let t = time(RUNS, &mut || {
+        store
+            .costs(CostGroup::Day, &CostFilter::default())
+            .map(drop)
+    })?;
+    line(out, "bosun costs --by day", t, "");
+    let t = time(RUNS, &mut || {
+        store
+            .stats(StatsGroup::All, &StatsFilter::default())
+            .map(drop)
+    })?;
+    line(out, "bosun stats", t, "");
+    let t = time(RUNS, &mut || {
+        store
+            .stats(StatsGroup::Model, &StatsFilter::default())
+            .map(drop)
+    })?;
+    line(out, "bosun stats --by model", t, "");
+
+    let limits = [
+        BudgetLimit {
+            name: "daily_usd".into(),
+            window: BudgetWindow::Day,
+            repo: None,
+            limit_usd: 1e9,
+        },
+        BudgetLimit {
+            name: "monthly_usd".into(),
+            window: BudgetWindow::Month,
+            repo: None,
+            limit_usd: 1e9,
+        },
+        BudgetLimit {
+            name: "repos.\"/src/app\".budgets.weekly_usd".into(),
+            window: BudgetWindow::Week,
+            repo: Some("/src/app".into()),
+            limit_usd: 1e9,
+        },
+    ];
+    let task = TaskId::from("01benchbudget");
+    const REQUESTS: usize = 200;
+    let mut times = Vec::with_capacity(REQUESTS);
+    for _ in 0..REQUESTS {
+        let start = Instant::now();
+        match store.reserve(&task, "/src/app", 0.25, &limits)? {
+            crate::Reservation::Reserved { id, .. } => store.settle(id)?,
+            crate::Reservation::Refused { status, .. } => {
+                let _ = writeln!(out, "refused by {}", status.limit.name);
+            }
+        }
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let _ = writeln!(
+        out,
+        "reserve + settle per model request ({} budgets): {:.0} µs median, {:.0} µs max",
+        limits.len(),
+        times[REQUESTS / 2].as_secs_f64() * 1e6,
+        times[REQUESTS - 1].as_secs_f64() * 1e6
+    );
     Ok(())
 }

@@ -165,13 +165,18 @@ fn usage_events_add_up_on_the_task_and_one_unpriced_response_marks_it_unpriced()
         rows[2],
         UsageRow {
             seq: 3,
+            ts: event(T, 3, message("")).ts,
             model: "local-llm".into(),
             input_tokens: 300,
             output_tokens: 50,
             cached_input_tokens: 150,
             cache_write_tokens: 30,
-            cost_usd: 0.0,
+            cache_write_1h_tokens: 0,
+            reasoning_tokens: 0,
+            cost_usd: None,
             priced: false,
+            rates: None,
+            latency_ms: None,
         }
     );
 }

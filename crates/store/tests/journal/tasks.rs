@@ -29,6 +29,8 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
             output_tokens: 0,
             cached_input_tokens: 0,
             cache_write_tokens: 0,
+            cache_write_1h_tokens: 0,
+            reasoning_tokens: 0,
             cost_usd: 0.0,
             priced: true,
             tool_calls: 0,

@@ -7,4 +7,8 @@ export type CostByClass = { input: number, cache_read: number, cache_write_5m: n
 /**
  * Costs the provider reported itself (OpenRouter's `usage.cost`), not split by class.
  */
-reported: number, };
+reported: number, 
+/**
+ * Costs of responses recorded without their rates (before schema 5), not split by class.
+ */
+unsplit: number, };

@@ -13,7 +13,8 @@ cost_usd: number,
 /**
  * That cost by token class (input, cache read, 5-minute and 1-hour writes, output,
  * reasoning), from each row's stored rates; sums to `cost_usd` except for responses whose
- * cost the provider reported (their whole cost is in `reported_usd`).
+ * cost the provider reported (their whole cost is in `reported`) and those recorded
+ * without rates (in `unsplit`).
  */
 cost_by_class: CostByClass, 
 /**

@@ -16,7 +16,8 @@ key: string,
  */
 task?: CostTask, figure: CostFigure, 
 /**
- * Marked as an outlier: costlier than the median of its table by more than 3 × the median
- * absolute deviation (and among the costliest 5 %), so a runaway task stands out.
+ * Marked as an outlier: costlier than the median of its table (every row of the period, not
+ * only those shown) by more than 3 × the median absolute deviation, and among the costliest
+ * 5 % of the rows (at least the costliest one), so a runaway task stands out.
  */
 outlier: boolean, };

@@ -5,7 +5,7 @@ import type { TaskStatus } from "./TaskStatus";
 /**
  * A task as the journal sees it: what was asked, where, and the running totals.
  */
-export type TaskRow = { id: TaskId, repo: string, prompt: string, status: TaskStatus, summary: string | null, created_at: string, updated_at: string, finished_at: string | null, provider: string, model: string, base_commit: string, branch: string, worktree: string, input_tokens: number, output_tokens: number, cached_input_tokens: number, cache_write_tokens: number, 
+export type TaskRow = { id: TaskId, repo: string, prompt: string, status: TaskStatus, summary: string | null, created_at: string, updated_at: string, finished_at: string | null, provider: string, model: string, base_commit: string, branch: string, worktree: string, input_tokens: number, output_tokens: number, cached_input_tokens: number, cache_write_tokens: number, cache_write_1h_tokens: number, reasoning_tokens: number, 
 /**
  * Sum of the priced responses' costs; see `priced`.
  */
