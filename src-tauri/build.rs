@@ -58,6 +58,7 @@ fn main() {
         "history_search",
         "get_budgets",
         "save_budgets",
+        "cost_dashboard",
         "task_usage",
         "cost_stats",
         "budget_statuses",

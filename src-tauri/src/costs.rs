@@ -4,9 +4,24 @@
 use crate::commands::Runner;
 use crate::error::IpcError;
 use bosun_protocol::TaskId;
-use bosun_store::{BudgetStatus, StatsGroup, StatsRow, UsageRow};
+use bosun_store::{BudgetStatus, CostDashboard, CostQuery, StatsGroup, StatsRow, UsageRow};
 use serde::Deserialize;
 use tauri::State;
+
+/// Totals, the daily chart's series and the tables, for `query`.
+#[tauri::command(async)]
+pub fn cost_dashboard(
+    runner: State<'_, Runner>,
+    query: CostQuery,
+) -> Result<CostDashboard, IpcError> {
+    if !(1..=366).contains(&query.days) {
+        return Err(IpcError::new(
+            "bad_request",
+            format!("{} days: the chart shows 1 to 366", query.days),
+        ));
+    }
+    Ok(runner.engine()?.store.cost_dashboard(&query)?)
+}
 
 /// Each model request of a task: model, tokens by class, the rates used, cost, latency.
 #[tauri::command(async)]

@@ -153,6 +153,7 @@ pub fn run() -> Result<(), tauri::Error> {
             history::archive_task,
             history::delete_task,
             history::history_search,
+            costs::cost_dashboard,
             costs::task_usage,
             costs::cost_stats,
             costs::budget_statuses,

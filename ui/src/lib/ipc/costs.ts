@@ -6,18 +6,8 @@ import type { StatsRow } from "../bindings/StatsRow";
 import type { UsageRow } from "../bindings/UsageRow";
 import { call } from "./journal";
 
-/**
- * One model response of a task as `task_usage` answers (the store's `UsageRow`): the six token
- * classes, the rates it was priced at and its latency; `cost_usd` null when unpriced.
- */
-export type TaskRequest = Omit<UsageRow, "cost_usd"> & {
-  ts?: string;
-  cache_write_1h_tokens?: number;
-  reasoning_tokens?: number;
-  cost_usd: number | null;
-  rates?: import("../bindings/Rates").Rates | null;
-  latency_ms?: number | null;
-};
+/** One model response of a task: the six token classes, its rates, cost (null: unpriced) and latency. */
+export type TaskRequest = UsageRow;
 
 /** A price typed in the "Add price" dialog, in US dollars per million tokens. */
 export interface PriceInput {

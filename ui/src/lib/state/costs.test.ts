@@ -5,7 +5,7 @@ import { barPercent, causes, classShares, daySeconds, figureCost, percent, stack
 
 const figure = (over: Partial<CostFigure> = {}): CostFigure => ({
   cost_usd: 1.25,
-  cost_by_class: { input: 0.5, cache_read: 0.05, cache_write_5m: 0.2, cache_write_1h: 0, output: 0.4, reasoning: 0.1, reported: 0 },
+  cost_by_class: { input: 0.5, cache_read: 0.05, cache_write_5m: 0.2, cache_write_1h: 0, output: 0.4, reasoning: 0.1, reported: 0, unsplit: 0 },
   cache_savings_usd: 0.4,
   responses: 4,
   unpriced_responses: 0,

@@ -6,7 +6,7 @@ import type { StatsRow } from "../../bindings/StatsRow";
 export function figure(cost: number, responses = 1, unpriced = 0): CostFigure {
   return {
     cost_usd: cost,
-    cost_by_class: { input: cost * 0.5, cache_read: cost * 0.1, cache_write_5m: cost * 0.1, cache_write_1h: 0, output: cost * 0.3, reasoning: 0, reported: 0 },
+    cost_by_class: { input: cost * 0.5, cache_read: cost * 0.1, cache_write_5m: cost * 0.1, cache_write_1h: 0, output: cost * 0.3, reasoning: 0, reported: 0, unsplit: 0 },
     cache_savings_usd: cost * 0.2,
     responses,
     unpriced_responses: unpriced,

@@ -30,7 +30,19 @@ const rows: TaskRequest[] = [
     rates: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6, reasoning: 15, source: "litellm 1.80.0", entry: "claude-sonnet-4-5", tier: "above_200k_tokens" },
     latency_ms: 2400,
   },
-  { seq: 9, model: "local-llm", input_tokens: 300, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 20, cost_usd: null, priced: false },
+  {
+    seq: 9,
+    ts: "2026-12-01T10:01:00.000Z",
+    model: "local-llm",
+    input_tokens: 300,
+    cached_input_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    output_tokens: 20,
+    reasoning_tokens: 0,
+    cost_usd: null,
+    priced: false,
+  },
 ];
 
 describe("a task's requests", () => {
