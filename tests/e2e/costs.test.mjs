@@ -156,7 +156,7 @@ describe("costs in the app", () => {
     );
     const tokens = (n) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k` : `${(n / 1_000_000).toFixed(1)}M`);
     assert.deepEqual(first, mine[0].tokens.map(tokens));
-    assert.match(await app.run("return document.querySelector('[data-testid=task-request-rates]').textContent;"), /\$3\.00 · \$15\.00/);
+    assert.match(await app.run("return document.querySelector('[data-testid=task-request-rates]').textContent;"), /3\.00 · 15\.00 · 0\.300 · 3\.75 · 6\.00/);
     assert.equal(await app.run("return document.querySelector('[data-testid=task-requests-total]').textContent;"), shown(mine));
     await screenshot(app, "costs-task-requests.png");
   });

@@ -37,6 +37,7 @@ describe("costs arithmetic", () => {
       { key: "small", cost_usd: [0, 1, 0] },
       { key: "big", cost_usd: [5, 0, 5] },
       { key: "tiny", cost_usd: [0, 0, 0.5] },
+      { key: "unpriced-model", cost_usd: [0, 0, 0] },
     ];
     const s = stackSeries(days, series, 2);
     expect(s.names).toEqual(["big", "other (2)"]);

@@ -70,7 +70,8 @@ export interface StackedChart {
  * "other", each row the running sum of those below it (uPlot draws bands between them).
  */
 export function stackSeries(days: string[], series: DailySeries[], keep = 8): StackedChart {
-  const sorted = [...series].sort((a, b) => sum(b.cost_usd) - sum(a.cost_usd));
+  // A series that spent nothing in these days (an unpriced model) draws nothing.
+  const sorted = series.filter((s) => sum(s.cost_usd) > 0).sort((a, b) => sum(b.cost_usd) - sum(a.cost_usd));
   let shown = sorted;
   if (sorted.length > keep) {
     const rest = sorted.slice(keep - 1);

@@ -10,6 +10,7 @@ vi.mock("uplot", () => ({
       charts.push({ series: opts.series, data });
     }
     destroy() {}
+    static paths = { bars: () => () => null };
   },
 }));
 import CostsPane from "./CostsPane.svelte";
@@ -63,7 +64,8 @@ describe("the Costs view", () => {
     expect([total("today"), total("week"), total("month"), total("all")]).toEqual(["$1.50", "$4.25+", "$12.00+", "$30.75+"]);
     expect(asked).toEqual([{ days: 30, stack: "model", limit: 200 }]);
     const chart = await until(() => charts.at(-1));
-    expect(chart.series.map((s) => s.label)).toEqual(["day", "claude-sonnet-4-5", "gpt-5"]);
+    // Top of the stack first (drawn first, the lower ones over it).
+    expect(chart.series.map((s) => s.label)).toEqual(["day", "gpt-5", "claude-sonnet-4-5"]);
     expect(chart.data[0].length).toBe(30);
 
     const tasks = target.querySelectorAll('[data-testid="cost-table-task"] [data-testid="cost-row"]');
