@@ -62,7 +62,7 @@ describe("the Costs view", () => {
     await until(() => target.querySelector('[data-testid="cost-total"]'));
     const total = (p: string) => target.querySelector(`[data-period="${p}"] [data-testid="cost-total-value"]`)?.textContent;
     expect([total("today"), total("week"), total("month"), total("all")]).toEqual(["$1.50", "$4.25+", "$12.00+", "$30.75+"]);
-    expect(asked).toEqual([{ days: 30, stack: "model", limit: 200 }]);
+    expect(asked).toEqual([{ days: 30, stack: "model", limit: 25 }]);
     const chart = await until(() => charts.at(-1));
     // Top of the stack first (drawn first, the lower ones over it).
     expect(chart.series.map((s) => s.label)).toEqual(["day", "gpt-5", "claude-sonnet-4-5"]);
@@ -94,6 +94,16 @@ describe("the Costs view", () => {
     target.querySelector<HTMLButtonElement>('[data-testid="chart-days-90"]')!.click();
     await until(() => asked.length === 3);
     expect(asked.map((q) => [q.days, q.stack])).toEqual([[30, "model"], [30, "repo"], [90, "repo"]]);
+
+    // "Show more" shows the rows there are, then asks the store for more.
+    const more = () => target.querySelector<HTMLButtonElement>('[data-testid="cost-table-task"] .more')!;
+    more().click();
+    flushSync();
+    expect(target.querySelectorAll('[data-testid="cost-table-task"] [data-testid="cost-row"]').length).toBe(25);
+    expect(asked.length).toBe(3);
+    more().click();
+    await until(() => asked.length === 4);
+    expect((asked[3] as unknown as { limit: number }).limit).toBe(100);
   });
 
   it("says so for an empty journal and for an error", async () => {
