@@ -128,6 +128,17 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
     })
 }
 
+impl BudgetStatus {
+    /// Spent and reserved over the limit (0.8 is the 80 % warning; 1 or more: reached).
+    pub fn used_fraction(&self) -> f64 {
+        if self.limit.limit_usd > 0.0 {
+            (self.spent_usd + self.reserved_usd) / self.limit.limit_usd
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
 impl BudgetLimit {
     /// Whether a request of a task in `repo` counts against this limit.
     fn holds(&self, repo: &str) -> bool {

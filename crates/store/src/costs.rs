@@ -1,7 +1,7 @@
 //! Cost reports over the `usage` table (`bosun costs`): every response's tokens by class, cost
 //! and cache savings added up by task, repository, model or local day, week or month.
 
-use crate::dashboard::{FIGURE_COLUMNS, LOCAL_MONDAY, figure};
+use crate::dashboard::{FIGURE_COLUMNS, HOURLY_COLUMNS, LOCAL_MONDAY, figure};
 use crate::{CostFigure, Store, StoreError};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -84,6 +84,32 @@ impl Store {
         let conn = self.conn();
         let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;
         let until = crate::dashboard::utc_time(&conn, filter.until.as_deref())?;
+        // Over all time, local days, weeks and months are whole UTC hours of the hourly rollup
+        // wherever the local offset is (and was, at every hour with usage) a whole number of
+        // hours.
+        if by.is_period() && since.is_none() && until.is_none() {
+            let whole_hours: bool = conn
+                .prepare_cached(
+                    "SELECT NOT EXISTS (SELECT 1 FROM usage_hourly
+                         WHERE strftime('%M', hour || ':00:00Z', 'localtime') != '00')",
+                )?
+                .query_row([], |r| r.get(0))?;
+            if whole_hours {
+                let key = key.replace("u.ts", "(h.hour || ':00:00Z')");
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT {key} AS key, {HOURLY_COLUMNS} FROM usage_hourly h
+                     WHERE (?1 IS NULL OR h.repo = ?1)
+                     GROUP BY key ORDER BY {order}"
+                ))?;
+                let rows = stmt.query_map(params![filter.repo], |r| {
+                    Ok(CostRow {
+                        key: r.get(0)?,
+                        figure: figure(r, 1)?,
+                    })
+                })?;
+                return Ok(rows.collect::<Result<_, _>>()?);
+            }
+        }
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {key} AS key, {FIGURE_COLUMNS}
              FROM usage u

@@ -271,7 +271,7 @@ pub(crate) fn utc_time(conn: &Connection, t: Option<&str>) -> Result<Option<Stri
 }
 
 /// The columns of `usage_hourly` in [`FIGURE_COLUMNS`]' order, summed.
-const HOURLY_COLUMNS: &str = "total(h.cost_usd), total(h.cost_input), total(h.cost_cache_read), \
+pub(crate) const HOURLY_COLUMNS: &str = "total(h.cost_usd), total(h.cost_input), total(h.cost_cache_read), \
     total(h.cost_cache_write), total(h.cost_cache_write_1h), total(h.cost_output), \
     total(h.cost_reasoning), total(h.reported_usd), total(h.unsplit_usd), total(h.savings_usd), \
     sum(h.responses), sum(h.unpriced), sum(h.input_tokens), sum(h.cached_input_tokens), \

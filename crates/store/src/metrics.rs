@@ -179,8 +179,12 @@ struct TaskFacts {
 }
 
 impl TaskFacts {
+    /// User messages after the prompt, less those that carried a request for changes (the
+    /// review's comments are sent as one; the request counts on its own).
     fn follow_ups(&self) -> u64 {
-        self.user_messages.saturating_sub(1)
+        self.user_messages
+            .saturating_sub(1)
+            .saturating_sub(self.requests_for_changes)
     }
 
     fn interventions(&self) -> u64 {

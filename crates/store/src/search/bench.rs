@@ -4,10 +4,10 @@
 
 use crate::{HistoryQuery, NewTask, Store, StoreError};
 use bosun_protocol::{
-    ApprovalDecision, ApprovalResolved, AssistantDelta, AssistantMessage, CallId,
-    CheckpointCreated, ErrorEvent, Event, EventMsg, OutputStream, Rates, ReviewEvent, TaskFinished,
-    TaskId, TaskStatus, ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta, UsageEvent,
-    UserMessage,
+    ApprovalDecision, ApprovalResolved, AssistantDelta, AssistantMessage, CallId, CheckFinished,
+    CheckScope, CheckStarted, CheckStatus, CheckpointCreated, ErrorEvent, Event, EventMsg,
+    OutputStream, Rates, ReviewEvent, TaskFinished, TaskId, TaskStatus, ToolCallBegin, ToolCallEnd,
+    ToolCallStatus, ToolOutputDelta, UsageEvent, UserMessage,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,12 +80,12 @@ pub fn journal(
 ) -> Result<PathBuf, StoreError> {
     // v5: the generator's usage, outcomes and reviews changed with schema 5; an older file is
     // not reused.
-    let path = dir.join(format!("journal-v5-{tasks}-{events}.db"));
+    let path = dir.join(format!("journal-v5b-{tasks}-{events}.db"));
     if path.exists() {
         let _ = writeln!(out, "reusing {}", path.display());
         return Ok(path);
     }
-    let partial = dir.join(format!("journal-v5-{tasks}-{events}.db.partial"));
+    let partial = dir.join(format!("journal-v5b-{tasks}-{events}.db.partial"));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
     }
@@ -437,6 +437,50 @@ struct Scenario {
     last_call_denied: bool,
     unknown_tool: bool,
     model_error: bool,
+    /// Check rounds that failed before the last one (which passes unless the task ended
+    /// `checks_failed`); none: the task ran no checks.
+    failed_rounds: Option<u32>,
+    /// A hunk rejected in the review (AllAccepted: then put back).
+    rejects_hunk: bool,
+}
+
+/// The `check_finished` of a round's check.
+fn check_finished(round: u32, passed: bool) -> CheckFinished {
+    CheckFinished {
+        check_id: format!("check_{round}"),
+        name: "cargo test".into(),
+        status: if passed {
+            CheckStatus::Passed
+        } else {
+            CheckStatus::Failed
+        },
+        exit_code: Some(i32::from(!passed)),
+        duration_ms: 4_000,
+        summary: if passed {
+            "passed"
+        } else {
+            "1 test failed: test_add"
+        }
+        .into(),
+        failures: Vec::new(),
+        required: true,
+        scope: CheckScope::Full,
+        only_before_task: false,
+    }
+}
+
+/// A check's `check_started` and `check_finished`.
+fn check_events(round: u32, passed: bool) -> [EventMsg; 2] {
+    [
+        EventMsg::CheckStarted(CheckStarted {
+            check_id: format!("check_{round}"),
+            name: "cargo test".into(),
+            command: "cargo test".into(),
+            round,
+            scope: CheckScope::Full,
+        }),
+        EventMsg::CheckFinished(check_finished(round, passed)),
+    ]
 }
 
 impl Scenario {
@@ -465,6 +509,14 @@ impl Scenario {
             last_call_denied: status == TaskStatus::Failed && rng.below(3) == 0,
             unknown_tool: rng.below(40) == 0,
             model_error: status == TaskStatus::Failed && rng.below(2) == 0,
+            failed_rounds: match status {
+                TaskStatus::ChecksFailed => Some(1 + rng.below(2) as u32),
+                TaskStatus::Completed if rng.below(2) == 0 => {
+                    Some(rng.below(4).saturating_sub(2) as u32)
+                }
+                _ => None,
+            },
+            rejects_hunk: rng.below(5) == 0,
         }
     }
 
@@ -527,16 +579,32 @@ impl Scenario {
                 duration_ms: 0,
             }));
         }
+        if let Some(failed) = self.failed_rounds {
+            for round in 1..=failed {
+                out.extend(check_events(round, false));
+            }
+            if self.status != TaskStatus::ChecksFailed {
+                out.extend(check_events(failed + 1, true));
+            }
+        }
         if self.model_error {
             out.push(EventMsg::Error(ErrorEvent {
                 code: "model_error".into(),
                 message: "the model's response could not be parsed after 3 attempts".into(),
             }));
         }
+        // The last round's checks, as the loop reports them.
+        let checks = match self.failed_rounds {
+            Some(failed) if self.status == TaskStatus::ChecksFailed => {
+                vec![check_finished(failed, false)]
+            }
+            Some(failed) => vec![check_finished(failed + 1, true)],
+            None => Vec::new(),
+        };
         out.push(EventMsg::TaskFinished(TaskFinished {
             status: self.status,
             summary: sentence(rng, vocab, 12),
-            checks: Vec::new(),
+            checks,
         }));
         match self.review {
             Review::Unreviewed => {}
@@ -545,6 +613,26 @@ impl Scenario {
                     path: "src/lib.rs".into(),
                     hunks: vec!["h1".into(), "h2".into()],
                 }));
+                if self.rejects_hunk
+                    && let Ok(msg) = serde_json::from_value(serde_json::json!({
+                        "type": "review", "action": "reject", "path": "src/main.rs",
+                        "hunks": [{"hunk": {"number": 1, "id": "h3", "kind": "text",
+                            "state": "rejected", "old_start": 1, "old_lines": 1, "new_start": 1,
+                            "new_lines": 1, "header": "@@ -1 +1 @@", "added": 1, "removed": 1,
+                            "lines": [], "provenance": []}}]
+                    }))
+                {
+                    out.push(msg);
+                    if self.review == Review::AllAccepted {
+                        // Put back and accepted after all.
+                        out.push(EventMsg::Review(ReviewEvent::Unreject {
+                            path: "src/main.rs".into(),
+                            hunks: vec!["h3".into()],
+                            checkpoint: None,
+                            undoes: None,
+                        }));
+                    }
+                }
                 if self.review == Review::Merged
                     && let Ok(msg) = serde_json::from_value(serde_json::json!({
                         "type": "review", "action": "merge",

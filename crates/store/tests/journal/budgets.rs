@@ -104,6 +104,7 @@ fn a_reservation_that_would_pass_a_limit_is_refused_and_settling_frees_it() {
         (statuses[0].spent_usd, statuses[0].reserved_usd),
         (6.0, 0.5)
     );
+    assert_eq!(statuses[0].used_fraction(), 0.65);
     assert!(matches!(
         store.reserve(&task, "/src/api", 3.0, &limits).unwrap(),
         Reservation::Reserved { .. }

@@ -119,7 +119,7 @@ fn done(status: TaskStatus) -> EventMsg {
     finished(status, "done")
 }
 
-/// Fourteen decided tasks (five successes, three at the first pass, nine failures, one per
+/// Fifteen decided tasks (six successes, three at the first pass, nine failures, one per
 /// cause), one answered, one pending review, one running and one imported.
 fn seeded() -> (tempfile::TempDir, Store) {
     let (dir, _path, store) = crate::support::journal();
@@ -153,6 +153,21 @@ fn seeded() -> (tempfile::TempDir, Store) {
         text: "the checks failed".into(),
         origin: Some("checks".into()),
     });
+    let request = EventMsg::Review(ReviewEvent::RequestChanges { comments: vec![1] });
+    add_task(
+        &store,
+        "changes",
+        "a",
+        OLD,
+        vec![
+            p(),
+            done(Completed),
+            request,
+            message("Please address these review comments: 1. a.rs line 3"),
+            done(Completed),
+            merge(),
+        ],
+    );
     add_task(
         &store,
         "checks_msg",
@@ -304,17 +319,18 @@ fn every_metric_over_finished_top_level_tasks() {
             r.pending_review,
             r.answered
         ),
-        (14, 5, 3, 1, 1),
+        (15, 6, 3, 1, 1),
         "{r:#?}"
     );
-    assert_eq!(r.success_rate, Some(5.0 / 14.0));
-    assert_eq!(r.first_pass_rate, Some(3.0 / 14.0));
-    // A follow-up, a rejected hunk, an approval asked and denied, a stop.
-    assert_eq!(r.interventions_per_task, Some(5.0 / 14.0));
-    assert_eq!(r.cost_per_task_usd, Some(4.0 / 14.0));
-    assert_eq!(r.cost_per_success_usd, Some(4.0 / 5.0));
-    assert_eq!(r.tokens_per_task, Some(220.0 / 14.0));
-    assert_eq!(r.tokens_per_success, Some(110.0 / 5.0));
+    assert_eq!(r.success_rate, Some(6.0 / 15.0));
+    assert_eq!(r.first_pass_rate, Some(3.0 / 15.0));
+    // A follow-up, a request for changes (its message is not a follow-up too), a rejected
+    // hunk, an approval asked and denied, a stop.
+    assert_eq!(r.interventions_per_task, Some(6.0 / 15.0));
+    assert_eq!(r.cost_per_task_usd, Some(4.0 / 15.0));
+    assert_eq!(r.cost_per_success_usd, Some(4.0 / 6.0));
+    assert_eq!(r.tokens_per_task, Some(220.0 / 15.0));
+    assert_eq!(r.tokens_per_success, Some(110.0 / 6.0));
     assert_eq!(r.seconds_per_task, Some(0.0));
     let causes: BTreeMap<String, u64> = [
         "permission_blocked",
@@ -343,7 +359,7 @@ fn metrics_group_by_model_and_week_and_filter_by_repo_and_period() {
         .iter()
         .map(|r| (r.key.clone(), r.tasks, r.successes))
         .collect();
-    assert_eq!(got, [("b".into(), 10, 1), ("a".into(), 4, 4)]);
+    assert_eq!(got, [("b".into(), 10, 1), ("a".into(), 5, 5)]);
     let weeks = store
         .stats(StatsGroup::Week, &StatsFilter::default())
         .unwrap();
@@ -353,7 +369,7 @@ fn metrics_group_by_model_and_week_and_filter_by_repo_and_period() {
         "the old tasks' week and this one's (pending only)"
     );
     assert!(weeks[0].key > weeks[1].key, "newest first");
-    assert_eq!(weeks[1].tasks, 14);
+    assert_eq!(weeks[1].tasks, 15);
     let none = store
         .stats(
             StatsGroup::All,
