@@ -56,6 +56,13 @@ fn main() {
         "archive_task",
         "delete_task",
         "history_search",
+        "get_budgets",
+        "save_budgets",
+        "cost_dashboard",
+        "task_usage",
+        "cost_stats",
+        "budget_statuses",
+        "add_price",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

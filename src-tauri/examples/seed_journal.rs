@@ -1,7 +1,10 @@
 //! Fills `$BOSUN_HOME/bosun.db` with sample tasks for looking at the app without a model:
 //! a finished task with coloured command output, checkpoints and a plan; a failed one; and, with
 //! `--live`, a task that keeps appending events (one every 300 ms) while the app follows it; with
-//! `--big`, a task whose command printed 100k lines.
+//! `--big`, a task whose command printed 100k lines. With `--costs`, instead: the cost journal the
+//! Costs view's end-to-end test reads (see [`costs`]), and one line `costs <json>` naming every
+//! model response it wrote (task, repository, model, time, tokens by class, cost) so the test can
+//! work out the figures the view must show.
 //!
 //! `BOSUN_HOME=/tmp/bosun-demo cargo run -p bosun-app --example seed_journal -- --live`
 
@@ -16,6 +19,8 @@ struct Writer<'a> {
     task: TaskId,
     seq: u64,
     pace: Duration,
+    /// The events' time (RFC 3339), when not now.
+    at: Option<String>,
 }
 
 impl Writer<'_> {
@@ -24,7 +29,7 @@ impl Writer<'_> {
         let ev = Event {
             seq: self.seq,
             task_id: self.task.clone(),
-            ts: bosun_store::now_rfc3339(),
+            ts: self.at.clone().unwrap_or_else(bosun_store::now_rfc3339),
             msg,
         };
         self.store
@@ -116,6 +121,7 @@ fn start<'a>(
         task,
         seq: 0,
         pace,
+        at: None,
     };
     w.emit(EventMsg::TaskStarted(TaskStarted {
         repo: repo.into(),
@@ -249,6 +255,12 @@ fn main() -> Result<()> {
     let live = std::env::args().any(|a| a == "--live");
     let big = std::env::args().any(|a| a == "--big");
     let store = Store::open(&bosun_store::journal_path()).context("while opening the journal")?;
+    if std::env::args().any(|a| a == "--costs") {
+        let written = costs::seed(&store)?;
+        println!("costs {}", serde_json::to_string(&written)?);
+        println!("seeded {}", store.path().display());
+        return Ok(());
+    }
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
@@ -335,4 +347,257 @@ fn main() -> Result<()> {
     }
     println!("seeded {}", store.path().display());
     Ok(())
+}
+
+/// The cost journal: six tasks in three repositories over 200 days, three models (one without a
+/// price), every token class, with rates whose products are whole cents.
+mod costs {
+    use super::*;
+
+    /// Dollars per million tokens: input, output, cache read, 5-minute write, 1-hour write,
+    /// reasoning.
+    fn rates(model: &str) -> Option<Rates> {
+        let (input, output, cache_read, cache_write, cache_write_1h, reasoning) = match model {
+            "claude-sonnet-4-5" => (3.0, 15.0, 0.3, 3.75, 6.0, 15.0),
+            "gpt-5" => (1.25, 10.0, 0.125, 1.25, 1.25, 10.0),
+            _ => return None,
+        };
+        Some(Rates {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            cache_write_1h,
+            reasoning,
+            tier: None,
+            source: "seed".into(),
+            entry: model.into(),
+        })
+    }
+
+    /// Tokens: uncached input, cache read, 5-minute write, 1-hour write, output, reasoning.
+    type Classes = [u64; 6];
+    /// $1.35: 0.30 + 0.30 + 0.15 + 0.30 + 0.30.
+    const SONNET_BIG: Classes = [100_000, 1_000_000, 40_000, 50_000, 20_000, 0];
+    /// $0.45.
+    const SONNET_SMALL: Classes = [50_000, 500_000, 0, 0, 10_000, 0];
+    /// $0.40 at gpt-5's rates: 0.10 + 0.05 + 0.05 + 0.20.
+    const GPT: Classes = [80_000, 400_000, 0, 0, 5_000, 20_000];
+    const LOCAL: Classes = [30_000, 0, 0, 0, 2_000, 0];
+
+    #[derive(serde::Serialize)]
+    pub struct Written {
+        task: String,
+        number: usize,
+        repo: String,
+        model: String,
+        ts: String,
+        seq: u64,
+        tokens: Classes,
+        cost_usd: Option<f64>,
+        latency_ms: u64,
+    }
+
+    /// `now - secs` as the journal writes times (RFC 3339, UTC, milliseconds).
+    fn ago(secs: u64) -> String {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let ms = (t.as_millis() as u64).saturating_sub(secs * 1000);
+        let (days, rest) = ((ms / 86_400_000) as i64, ms % 86_400_000);
+        // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + i64::from(m <= 2);
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rest / 3_600_000,
+            rest / 60_000 % 60,
+            rest / 1000 % 60,
+            rest % 1000
+        )
+    }
+
+    /// A task: repository, model, prompt, how it ended, and its requests (seconds ago, tokens).
+    type Seeded = (
+        &'static str,
+        &'static str,
+        &'static str,
+        TaskStatus,
+        Vec<(u64, Classes)>,
+    );
+
+    const MIN: u64 = 60;
+    const DAY: u64 = 86_400;
+
+    pub fn seed(store: &Store) -> Result<Vec<Written>> {
+        // (repository, model, prompt, status, [(seconds ago, tokens)]), oldest task first.
+        let tasks: [Seeded; 6] = [
+            (
+                "/home/dev/src/web",
+                "claude-sonnet-4-5",
+                "Port the settings page to the new router",
+                TaskStatus::Completed,
+                vec![
+                    (100 * DAY + 5 * MIN, SONNET_BIG),
+                    (100 * DAY + 4 * MIN, SONNET_BIG),
+                    (100 * DAY + 3 * MIN, SONNET_BIG),
+                    (100 * DAY + 2 * MIN, SONNET_BIG),
+                    (100 * DAY + MIN, SONNET_SMALL),
+                ],
+            ),
+            (
+                "/home/dev/src/web",
+                "gpt-5",
+                "Add a dark theme to the charts",
+                TaskStatus::Completed,
+                vec![
+                    (40 * DAY + 3 * MIN, GPT),
+                    (40 * DAY + 2 * MIN, GPT),
+                    (40 * DAY + MIN, GPT),
+                ],
+            ),
+            (
+                "/home/dev/src/config",
+                "claude-sonnet-4-5",
+                "Fix the parser so quoted keys with dots work",
+                TaskStatus::Completed,
+                vec![(10 * DAY, SONNET_BIG)],
+            ),
+            (
+                "/home/dev/src/config",
+                "gpt-5",
+                "Explain the config loader",
+                TaskStatus::Answered,
+                vec![(2 * DAY + MIN, GPT), (2 * DAY, GPT)],
+            ),
+            (
+                "/home/dev/src/billing",
+                "local-llm",
+                "Summarize the invoices module",
+                TaskStatus::Answered,
+                vec![(4 * MIN, LOCAL), (3 * MIN, LOCAL)],
+            ),
+            (
+                "/home/dev/src/billing",
+                "claude-sonnet-4-5",
+                "Add retries with jitter to the webhook sender",
+                TaskStatus::Completed,
+                vec![(2 * MIN, SONNET_BIG), (MIN, SONNET_SMALL)],
+            ),
+        ];
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or_default();
+        let mut written = Vec::new();
+        for (n, (repo, model, prompt, status, requests)) in tasks.into_iter().enumerate() {
+            let id = format!("01cost{stamp}{n}");
+            let first = requests.first().map(|r| r.0).unwrap_or_default() + 30;
+            let task = TaskId::from(id.as_str());
+            store.create_task(&NewTask {
+                id: task.clone(),
+                repo: repo.into(),
+                prompt: prompt.into(),
+                base_commit: "4f1c2a9e0b7d".into(),
+                branch: format!("bosun/{id}"),
+                worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
+                provider: "seed".into(),
+                model: model.into(),
+                created_at: ago(first),
+                owner_pid: std::process::id(),
+                owner_started: bosun_store::process_start_time(std::process::id()),
+                max_steps: 50,
+                max_cost_usd: None,
+            })?;
+            let mut w = Writer {
+                store,
+                task,
+                seq: 0,
+                pace: Duration::ZERO,
+                at: Some(ago(first)),
+            };
+            w.emit(EventMsg::TaskStarted(TaskStarted {
+                repo: repo.into(),
+                base_commit: "4f1c2a9e0b7d".into(),
+                base_ref: Some("main".into()),
+                branch: format!("bosun/{id}"),
+                worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
+                prompt: prompt.into(),
+                provider: "seed".into(),
+                model: model.into(),
+                api: "openai-chat".into(),
+                base_url: "http://127.0.0.1:9/v1".into(),
+                api_key_env: None,
+                mode: None,
+                max_cost_usd: None,
+                forked_from: None,
+            }))?;
+            w.emit(EventMsg::UserMessage(UserMessage {
+                text: prompt.into(),
+                origin: None,
+            }))?;
+            let mut total = 0.0;
+            let mut last = first;
+            for (i, (secs, t)) in requests.iter().enumerate() {
+                let r = rates(model);
+                let cost = r.as_ref().map(|r| {
+                    let cents = t[0] as f64 * r.input
+                        + t[1] as f64 * r.cache_read
+                        + t[2] as f64 * r.cache_write
+                        + t[3] as f64 * r.cache_write_1h
+                        + t[4] as f64 * r.output
+                        + t[5] as f64 * r.reasoning;
+                    // Whole cents by construction; rounded so the sums are exact too.
+                    (cents / 10_000.0).round() / 100.0
+                });
+                total += cost.unwrap_or(0.0);
+                let latency_ms = 800 + 150 * i as u64;
+                let ts = ago(*secs);
+                w.at = Some(ts.clone());
+                w.emit(EventMsg::Usage(UsageEvent {
+                    model: model.into(),
+                    input_tokens: t[0],
+                    cached_input_tokens: t[1],
+                    cache_write_tokens: t[2],
+                    cache_write_1h_tokens: t[3],
+                    output_tokens: t[4],
+                    reasoning_tokens: t[5],
+                    cost_usd: cost,
+                    total_cost_usd: total,
+                    priced: cost.is_some(),
+                    rates: r,
+                    latency_ms: Some(latency_ms),
+                }))?;
+                written.push(Written {
+                    task: id.clone(),
+                    number: n + 1,
+                    repo: repo.into(),
+                    model: model.into(),
+                    ts,
+                    seq: w.seq,
+                    tokens: *t,
+                    cost_usd: cost,
+                    latency_ms,
+                });
+                last = *secs;
+            }
+            w.at = Some(ago(last.saturating_sub(20)));
+            w.emit(EventMsg::AssistantMessage(AssistantMessage {
+                text: format!("Done: {prompt}."),
+            }))?;
+            w.emit(EventMsg::TaskFinished(TaskFinished {
+                status,
+                summary: format!("Done: {prompt}."),
+                checks: Vec::new(),
+            }))?;
+        }
+        Ok(written)
+    }
 }

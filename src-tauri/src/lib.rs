@@ -6,6 +6,7 @@ pub mod branches;
 pub mod bridge;
 pub mod checks;
 pub mod commands;
+pub mod costs;
 pub mod engine;
 pub mod error;
 pub mod feed;
@@ -118,6 +119,8 @@ pub fn run() -> Result<(), tauri::Error> {
             settings::ipc::save_policy,
             settings::ipc::check_policy,
             settings::ipc::data_usage,
+            settings::ipc::get_budgets,
+            settings::ipc::save_budgets,
             commands::continue_task,
             commands::list_branches,
             quit::quit_app,
@@ -150,6 +153,11 @@ pub fn run() -> Result<(), tauri::Error> {
             history::archive_task,
             history::delete_task,
             history::history_search,
+            costs::cost_dashboard,
+            costs::task_usage,
+            costs::cost_stats,
+            costs::budget_statuses,
+            costs::add_price,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

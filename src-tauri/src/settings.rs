@@ -294,6 +294,8 @@ pub async fn detect_servers() -> Vec<Detected> {
     probe::detect().await
 }
 
+/// The Budgets section: `[budgets]` and `[repos."<path>".budgets]`, and the per-task cost limit.
+pub mod budgets;
 /// The commands of the Settings screen and the setup screen: each is one call to the above.
 pub mod ipc;
 

@@ -96,3 +96,19 @@ pub fn check_policy(
 pub fn data_usage() -> Result<DataUsage, IpcError> {
     super::data_usage(&home())
 }
+
+/// The budgets of every repository (`repo` null) or of one, and the per-task cost limit.
+#[tauri::command(async)]
+pub fn get_budgets(repo: Option<String>) -> Result<super::budgets::BudgetsView, IpcError> {
+    super::budgets::budgets(&home(), repo)
+}
+
+/// Saves them (a negative or non-finite amount: `invalid_budget`) and answers as `get_budgets`.
+#[tauri::command(async)]
+pub fn save_budgets(
+    repo: Option<String>,
+    budgets: super::budgets::Budgets,
+) -> Result<super::budgets::BudgetsView, IpcError> {
+    super::budgets::save_budgets(&home(), repo.clone(), budgets)?;
+    super::budgets::budgets(&home(), repo)
+}

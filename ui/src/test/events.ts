@@ -51,6 +51,8 @@ export function sampleTask(): Event[] {
       output_tokens: 80,
       cached_input_tokens: 0,
       cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 0,
       cost_usd: 0.0123,
       total_cost_usd: 0.0123,
       priced: true,

@@ -20,6 +20,8 @@ export function taskRow(over: Partial<TaskRow> = {}): TaskRow {
     output_tokens: 0,
     cached_input_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    reasoning_tokens: 0,
     cost_usd: 0,
     priced: true,
     tool_calls: 0,

@@ -13,6 +13,7 @@ afterEach(() => {
 
 const request: ApprovalRequested = {
   approval_id: "ap_1",
+  kind: "tool",
   call_id: "call_1",
   tool: "run_command",
   action: { kind: "command", command: "touch a.txt" },
@@ -162,5 +163,50 @@ describe("the approval card for a host", () => {
     expect(answers).toEqual([
       { approval_id: "ap_1", decision: "approve_always", by: "app", rule: "*.pythonhosted.org", scope: "project" },
     ]);
+  });
+});
+
+describe("the approval card for budgets", () => {
+  it("says what the spend-rate breaker measured and answers Continue or Stop", () => {
+    const { card, answers } = render({
+      ...request,
+      kind: "spend_rate",
+      tool: "model",
+      action: { kind: "spend_rate", spent_usd_micros: 1_250_000, limit_usd_micros: 1_000_000, window_secs: 60 },
+      suggestions: [],
+    });
+    expect(card.querySelector("[data-spent]")?.textContent).toBe("$1.25");
+    expect(card.querySelector("[data-limit]")?.textContent).toBe("$1.00");
+    expect(card.textContent).toContain("last 60 s");
+    expect(card.querySelector('input[name="rule"]')).toBeNull();
+    const buttons = [...card.querySelectorAll("button")].map((b) => b.textContent?.trim().split(" ")[0]);
+    expect(buttons).toEqual(["Continue", "Stop"]);
+    press("t");
+    expect(answers).toEqual([]);
+    card.querySelector<HTMLButtonElement>('[data-answer="approve_once"]')!.click();
+    expect(answers.map((a) => a.decision)).toEqual(["approve_once"]);
+  });
+
+  it("names the unpriced model and the budgets, and offers Run anyway, Add price and Stop", () => {
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    const answers: ApprovalAnswer[] = [];
+    const priced: string[] = [];
+    app = mount(ApprovalCard, {
+      target,
+      props: {
+        request: { ...request, kind: "unpriced_model", action: { kind: "unpriced_model", model: "local-llm", budgets: ["daily_usd", "monthly_usd"] } },
+        onanswer: (a: ApprovalAnswer) => answers.push(a),
+        onaddprice: (m: string) => priced.push(m),
+      },
+    });
+    flushSync();
+    const card = target.querySelector<HTMLElement>("[data-approval-card]")!;
+    expect(card.querySelector("[data-model]")?.textContent).toBe("local-llm");
+    expect([...card.querySelectorAll("[data-budget]")].map((b) => b.textContent)).toEqual(["daily_usd", "monthly_usd"]);
+    card.querySelector<HTMLButtonElement>("[data-add-price]")!.click();
+    expect(priced).toEqual(["local-llm"]);
+    press("n");
+    expect(answers.map((a) => a.decision)).toEqual(["deny"]);
   });
 });

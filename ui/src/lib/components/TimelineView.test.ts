@@ -102,6 +102,7 @@ describe("the timeline", () => {
       ev(7, {
         type: "approval_requested",
         approval_id: "a1",
+        kind: "tool",
         call_id: "call_1",
         tool: "run_command",
         action: { kind: "command", command: "printf 'hello\\n'" },

@@ -25,6 +25,7 @@ const waiting: Event[] = [
   ev(2, {
     type: "approval_requested",
     approval_id: "ap1",
+    kind: "tool",
     call_id: "c1",
     tool: "run_command",
     action: { kind: "command", command: "make deploy" },
@@ -67,6 +68,7 @@ describe("a command's network connections", () => {
   const hostAsk = ev(3, {
     type: "approval_requested",
     approval_id: "ap2",
+    kind: "tool",
     call_id: "c1",
     tool: "run_command",
     action: { kind: "network", host: "download.pytorch.org", port: 443, command: "pip install torch" },

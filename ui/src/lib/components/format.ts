@@ -1,7 +1,17 @@
-/** Dollars, with more digits for the tiny amounts one model call costs. */
-export function formatCost(usd: number, priced = true): string {
-  if (!priced && usd === 0) return "cost unknown";
-  const text = usd === 0 ? "$0.00" : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+/** Dollars as a figure: more digits for the tiny amounts one model call costs. */
+export function formatUsd(usd: number): string {
+  const a = Math.abs(usd);
+  const text = a === 0 ? "0.00" : a < 0.01 ? a.toFixed(4) : a.toFixed(2);
+  return `${usd < 0 ? "-" : ""}$${text}`;
+}
+
+/**
+ * A cost for a person: `null` (the model has no price) or nothing priced at all is "unpriced";
+ * a sum that leaves unpriced responses out is a lower bound, `$x+`.
+ */
+export function formatCost(usd: number | null, priced = true): string {
+  if (usd === null || (!priced && usd === 0)) return "unpriced";
+  const text = formatUsd(usd);
   return priced ? text : `${text}+`;
 }
 

@@ -112,3 +112,31 @@ export const checkPolicy = (text: string, command: string, mode?: string): Promi
   call("check_policy", { text, command, mode: mode || null });
 
 export const dataUsage = (): Promise<DataUsage> => call("data_usage");
+
+/** The limits of one scope (null: none), as the Budgets section of Settings edits them. */
+export interface Budgets {
+  daily_usd: number | null;
+  weekly_usd: number | null;
+  monthly_usd: number | null;
+  max_usd_per_minute: number | null;
+  /** The most one task may cost. */
+  max_cost_usd: number | null;
+}
+
+export interface BudgetsView {
+  /** null: every repository (`[budgets]`); else `[repos."<path>".budgets]`. */
+  repo: string | null;
+  budgets: Budgets;
+  config_path: string;
+  /** Repositories with a section of their own in config.toml. */
+  repos: string[];
+}
+
+export function getBudgets(repo: string | null): Promise<BudgetsView> {
+  return call("get_budgets", { repo });
+}
+
+/** Saves the scope's limits; rejects with code `invalid_budget` for a negative or non-finite one. */
+export function saveBudgets(repo: string | null, budgets: Budgets): Promise<BudgetsView> {
+  return call("save_budgets", { repo, budgets });
+}

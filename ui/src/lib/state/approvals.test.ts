@@ -6,6 +6,7 @@ import { applyEvents, emptyTimeline, pendingApprovals } from "./timeline";
 const asked = (id: string, call: string, command: string): EventMsg => ({
   type: "approval_requested",
   approval_id: id,
+  kind: "tool",
   call_id: call,
   tool: "run_command",
   action: { kind: "command", command },

@@ -26,6 +26,8 @@ describe("a task continued after it finished", () => {
         output_tokens: 10,
         cached_input_tokens: 0,
         cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
+        reasoning_tokens: 0,
         cost_usd: 0.001,
         total_cost_usd: 0.001,
         priced: true,

@@ -18,6 +18,8 @@ export class TaskList {
   settingsOpen = $state(false);
   /** True while the History view is open (choosing a task closes it). */
   historyOpen = $state(false);
+  /** True while the Costs view is open (choosing a task closes it). */
+  costsOpen = $state(false);
   /** The event to show when the chosen task opens (from a history search), or null. */
   focusSeq: number | null = $state(null);
   /** The row of a task opened from the history, shown until the live list carries it. */
@@ -64,6 +66,7 @@ export class TaskList {
     this.composing = false;
     this.settingsOpen = false;
     this.historyOpen = false;
+    this.costsOpen = false;
     this.focusSeq = focusSeq;
     if (row) this.opened = row;
   }
@@ -71,6 +74,15 @@ export class TaskList {
   /** Opens the History view. */
   openHistory() {
     this.historyOpen = true;
+    this.costsOpen = false;
+    this.composing = false;
+    this.settingsOpen = false;
+  }
+
+  /** Opens the Costs view. */
+  openCosts() {
+    this.costsOpen = true;
+    this.historyOpen = false;
     this.composing = false;
     this.settingsOpen = false;
   }

@@ -85,10 +85,18 @@ export interface NetworkEntry {
 }
 
 export interface UsageTotals {
+  /** Uncached prompt tokens (the six classes are disjoint and add up to the billed tokens). */
   inputTokens: number;
+  /** Completion tokens that are not reasoning. */
   outputTokens: number;
+  /** Prompt tokens read from the cache. */
   cachedInputTokens: number;
+  /** Prompt tokens written to the cache for 5 minutes. */
   cacheWriteTokens: number;
+  /** Prompt tokens written to the cache for 1 hour. */
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
+  /** What the priced responses cost (unpriced ones count nothing: see `priced`). */
   costUsd: number;
   /** False once any response came from a model missing from the price table. */
   priced: boolean;
@@ -137,6 +145,8 @@ export function emptyTimeline(): Timeline {
       outputTokens: 0,
       cachedInputTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
       costUsd: 0,
       priced: true,
       responses: 0,
@@ -294,6 +304,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
             ...next.pending,
             {
               approval_id: ev.approval_id,
+              kind: ev.kind ?? "tool",
               call_id: ev.call_id,
               tool: ev.tool,
               action: ev.action,
@@ -370,9 +381,12 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         next.usage.outputTokens += ev.output_tokens;
         next.usage.cachedInputTokens += ev.cached_input_tokens;
         next.usage.cacheWriteTokens += ev.cache_write_tokens;
+        next.usage.cacheWrite1hTokens = (next.usage.cacheWrite1hTokens ?? 0) + (ev.cache_write_1h_tokens ?? 0);
+        next.usage.reasoningTokens = (next.usage.reasoningTokens ?? 0) + (ev.reasoning_tokens ?? 0);
         // Summed per response: a continued task's `total_cost_usd` counts from its continuation.
-        next.usage.costUsd += ev.cost_usd;
-        next.usage.priced = next.usage.priced && ev.priced;
+        // An unpriced response (`cost_usd` null) adds nothing and makes the sum a lower bound.
+        next.usage.costUsd += ev.cost_usd ?? 0;
+        next.usage.priced = next.usage.priced && ev.priced && ev.cost_usd !== null;
         next.usage.responses += 1;
         break;
       case "model_retry":

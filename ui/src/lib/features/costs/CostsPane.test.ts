@@ -1,0 +1,123 @@
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+// jsdom has no canvas: a stand-in records what the chart was given.
+const charts: { series: { label?: string }[]; data: number[][] }[] = [];
+vi.mock("uplot", () => ({
+  default: class {
+    constructor(opts: { series: { label?: string }[] }, data: number[][]) {
+      charts.push({ series: opts.series, data });
+    }
+    destroy() {}
+    static paths = { bars: () => () => null };
+  },
+}));
+import CostsPane from "./CostsPane.svelte";
+import { dashboard, stats } from "./fixtures";
+
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+} as unknown as typeof ResizeObserver;
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  clearMocks();
+  document.body.innerHTML = "";
+});
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+async function until<T>(probe: () => T | null | undefined | false, ms = 2000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    flushSync();
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await tick();
+  }
+}
+
+function render(handler: (cmd: string, args: Record<string, unknown>) => unknown) {
+  mockIPC((cmd, args) => handler(cmd, (args ?? {}) as Record<string, unknown>));
+  const opened: string[] = [];
+  const target = document.createElement("div");
+  document.body.appendChild(target);
+  app = mount(CostsPane, { target, props: { onopentask: (id: string) => opened.push(id) } });
+  return { target, opened };
+}
+
+describe("the Costs view", () => {
+  it("shows the totals, the tables' top rows with the outlier marked, the unpriced model and the insights", async () => {
+    const asked: unknown[] = [];
+    const { target, opened } = render((cmd, args) => {
+      if (cmd === "cost_dashboard") return asked.push(args.query), dashboard();
+      if (cmd === "cost_stats") return stats();
+      throw new Error(cmd);
+    });
+    await until(() => target.querySelector('[data-testid="cost-total"]'));
+    const total = (p: string) => target.querySelector(`[data-period="${p}"] [data-testid="cost-total-value"]`)?.textContent;
+    expect([total("today"), total("week"), total("month"), total("all")]).toEqual(["$1.50", "$4.25+", "$12.00+", "$30.75+"]);
+    expect(asked).toEqual([{ days: 30, stack: "model", limit: 25 }]);
+    const chart = await until(() => charts.at(-1));
+    // Top of the stack first (drawn first, the lower ones over it).
+    expect(chart.series.map((s) => s.label)).toEqual(["day", "gpt-5", "claude-sonnet-4-5"]);
+    expect(chart.data[0].length).toBe(30);
+
+    const tasks = target.querySelectorAll('[data-testid="cost-table-task"] [data-testid="cost-row"]');
+    expect(tasks.length).toBe(10); // the top rows only; "Show more" adds more
+    expect(tasks[0].getAttribute("data-outlier")).toBe("true");
+    const model = target.querySelector('[data-testid="cost-table-model"] [data-key="local-llm"] [data-testid="cost-row-cost"]');
+    expect(model?.textContent).toBe("unpriced");
+    (tasks[0] as HTMLElement).click();
+    expect(opened).toEqual(["task-0"]);
+    expect(target.querySelector('[data-testid="unpriced-models"] [data-model="local-llm"]')).not.toBeNull();
+
+    await until(() => target.querySelector('[data-testid="insights-row"]'));
+    const metric = (m: string) => target.querySelector(`[data-testid="insights-row"] [data-metric="${m}"]`)?.textContent?.trim();
+    expect([metric("success_rate"), metric("first_pass_rate"), metric("cost_per_success_usd"), metric("failure_causes")]).toEqual(["75%", "50%", "$0.67", "budget × 1"]);
+  });
+
+  it("asks again stacked by repository and for 90 days", async () => {
+    const asked: { days: number; stack: string }[] = [];
+    const { target } = render((cmd, args) => {
+      if (cmd === "cost_dashboard") return asked.push(args.query as { days: number; stack: string }), dashboard();
+      return [];
+    });
+    await until(() => target.querySelector('[data-testid="cost-total"]'));
+    target.querySelector<HTMLButtonElement>('[data-testid="chart-stack-repo"]')!.click();
+    await until(() => asked.length === 2).catch(() => { throw new Error(JSON.stringify(asked)); });
+    target.querySelector<HTMLButtonElement>('[data-testid="chart-days-90"]')!.click();
+    await until(() => asked.length === 3);
+    expect(asked.map((q) => [q.days, q.stack])).toEqual([[30, "model"], [30, "repo"], [90, "repo"]]);
+
+    // "Show more" shows the rows there are, then asks the store for more.
+    const more = () => target.querySelector<HTMLButtonElement>('[data-testid="cost-table-task"] .more')!;
+    more().click();
+    flushSync();
+    expect(target.querySelectorAll('[data-testid="cost-table-task"] [data-testid="cost-row"]').length).toBe(25);
+    expect(asked.length).toBe(3);
+    more().click();
+    await until(() => asked.length === 4);
+    expect((asked[3] as unknown as { limit: number }).limit).toBe(100);
+  });
+
+  it("says so for an empty journal and for an error", async () => {
+    const empty = dashboard();
+    empty.totals.all = { ...empty.totals.all, responses: 0 };
+    let { target } = render((cmd) => (cmd === "cost_dashboard" ? empty : []));
+    await until(() => target.querySelector('[data-testid="costs-empty"]'));
+    unmount(app!);
+    app = null;
+    clearMocks();
+    ({ target } = render(() => {
+      throw { code: "journal", message: "the journal is locked" };
+    }));
+    const err = await until(() => target.querySelector('[data-testid="costs-error"]'));
+    expect(err.textContent).toContain("the journal is locked");
+  });
+});
