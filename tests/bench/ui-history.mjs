@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { bin, startMockModel } from "../e2e/support.mjs";
 import { openSession, startDriver, waitFor } from "../e2e/webdriver.mjs";
 
-const journal = process.argv[2] ?? "/var/tmp/bosun-bench/history-10000-1000000.db";
+const journal = process.argv[2] ?? "/var/tmp/bosun-bench/journal-v5b-10000-1000000.db";
 if (!existsSync(journal)) {
   console.error(`${journal} is missing: run \`bosun bench history\` first`);
   process.exit(2);
