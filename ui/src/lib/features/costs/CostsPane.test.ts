@@ -14,6 +14,7 @@ vi.mock("uplot", () => ({
   },
 }));
 import CostsPane from "./CostsPane.svelte";
+import { forgetCosts, prefetchCosts } from "../../state/costsView.svelte";
 import { dashboard, stats } from "./fixtures";
 
 globalThis.ResizeObserver ??= class {
@@ -27,6 +28,7 @@ afterEach(() => {
   if (app) unmount(app);
   app = null;
   clearMocks();
+  forgetCosts();
   document.body.innerHTML = "";
 });
 
@@ -52,6 +54,29 @@ function render(handler: (cmd: string, args: Record<string, unknown>) => unknown
 }
 
 describe("the Costs view", () => {
+  it("paints the dashboard read ahead of time at once, then the journal's answer", async () => {
+    const first = dashboard();
+    mockIPC((cmd) => (cmd === "cost_dashboard" ? first : stats()));
+    await prefetchCosts();
+    clearMocks();
+    // The view's own question is answered later, with newer figures.
+    let answer: (d: unknown) => void = () => {};
+    const newer = dashboard();
+    newer.totals.today.cost_usd = 2.5;
+    const { target } = render((cmd) => {
+      if (cmd === "cost_dashboard") return new Promise((r) => (answer = r));
+      if (cmd === "cost_stats") return stats();
+      throw new Error(cmd);
+    });
+    flushSync();
+    const today = () =>
+      target.querySelector('[data-period="today"] [data-testid="cost-total-value"]')?.textContent;
+    expect(today()).toBe("$1.50");
+    expect(target.querySelector('[data-testid="costs-refresh"]')?.textContent?.trim()).toBe("Refreshing…");
+    answer(newer);
+    await until(() => today() === "$2.50");
+  });
+
   it("shows the totals, the tables' top rows with the outlier marked, the unpriced model and the insights", async () => {
     const asked: unknown[] = [];
     const { target, opened } = render((cmd, args) => {
