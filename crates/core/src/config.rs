@@ -86,7 +86,7 @@ pub struct HistorySettings {
     pub retention_days: Option<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderEntry {
     pub api: String,
@@ -122,6 +122,9 @@ pub struct ProviderEntry {
     /// `priority` or `flex` (OpenAI's `service_tier`), `batch` (prices only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<String>,
+    /// The sampling temperature, 0 to 2 (default 0: deterministic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 /// The limit keys of a provider entry, as the Settings screen shows and edits them (`None`: the
@@ -360,6 +363,15 @@ impl ProviderEntry {
                     ))
                 })?,
                 None => Default::default(),
+            },
+            temperature: match self.temperature {
+                Some(t) if !(0.0..=2.0).contains(&t) => {
+                    return Err(CoreError::Config(format!(
+                        "provider {name}: temperature = {t} is not allowed: use 0 to 2 (0, the default, samples deterministically)"
+                    )));
+                }
+                Some(t) => Some(t),
+                None => Some(bosun_model::DEFAULT_TEMPERATURE),
             },
             retry: {
                 let mut r = RetryPolicy::default();

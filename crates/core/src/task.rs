@@ -584,6 +584,18 @@ impl TaskRun {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
         self.note_redacted(self.redaction.text(&mut system))?;
         let tools = self.registry.specs();
+        // Recovered calls are numbered across the task, after those of the conversation so far
+        // (a continued or resumed task).
+        let mut recovered_seq: u64 = messages
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Assistant { tool_calls, .. } => Some(tool_calls),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
         let interrupted = || TaskOutcome {
             status: TaskStatus::Interrupted,
             summary: "stopped by the user".into(),
@@ -691,7 +703,21 @@ impl TaskRun {
                 if found.calls.is_empty() {
                     (Vec::new(), false, response.text.clone(), found.invalid)
                 } else {
-                    (found.calls, true, found.remaining_text, Vec::new())
+                    // Ids unique across the whole task (the parser numbers each reply from 1),
+                    // so every hunk's provenance names the call that really made it.
+                    let calls = found
+                        .calls
+                        .into_iter()
+                        .map(|c| {
+                            recovered_seq += 1;
+                            ToolCall {
+                                id: format!("recovered_{recovered_seq}"),
+                                ..c
+                            }
+                        })
+                        .collect();
+                    // What else the reply meant but cannot run is said after the calls run.
+                    (calls, true, found.remaining_text, found.invalid)
                 }
             } else {
                 (
@@ -785,6 +811,14 @@ impl TaskRun {
                     self.emitter
                         .emit(EventMsg::PlanUpdated(PlanUpdated { items }))?;
                 }
+            }
+            if !invalid.is_empty() {
+                messages.push(ChatMessage::User {
+                    content: format!(
+                        "The calls above ran. These in your reply were not run:\n{}",
+                        invalid.join("\n")
+                    ),
+                });
             }
         }
     }

@@ -104,6 +104,9 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
         "messages": messages,
         "stream": true,
     });
+    if let Some(t) = cfg.sent_temperature() {
+        body["temperature"] = json!(t);
+    }
     if !req.system.is_empty() {
         body["system"] = json!(req.system);
     }

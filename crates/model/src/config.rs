@@ -182,7 +182,15 @@ pub struct ProviderConfig {
     /// The tier requests are served and priced in (`service_tier`): `priority` and `flex` are
     /// sent as OpenAI's `service_tier`; `batch` only prices.
     pub service_tier: ServiceTier,
+    /// The sampling temperature sent with every request: 0 (deterministic) unless configured.
+    /// `None` sends none (the server's default). OpenAI's reasoning models (o-series, gpt-5)
+    /// accept only their default, so none is sent to them.
+    pub temperature: Option<f64>,
 }
+
+/// The temperature a request carries when none is configured: deterministic sampling, so a task
+/// tried twice behaves the same (a local server's own default is often 0.8).
+pub const DEFAULT_TEMPERATURE: f64 = 0.0;
 
 impl ProviderConfig {
     /// A config with the defaults: no key, 8192 output tokens, the default retry policy and
@@ -203,7 +211,22 @@ impl ProviderConfig {
             retry: RetryPolicy::default(),
             limits: Limits::default(),
             service_tier: ServiceTier::Standard,
+            temperature: Some(DEFAULT_TEMPERATURE),
         }
+    }
+
+    /// The temperature to send to this model, if any.
+    pub fn sent_temperature(&self) -> Option<f64> {
+        let reasoning = {
+            let m = self.model.rsplit('/').next().unwrap_or(&self.model);
+            m.starts_with("gpt-5")
+                || (m.starts_with('o') && m[1..].starts_with(|c: char| c.is_ascii_digit()))
+        };
+        if reasoning && self.api == ApiKind::OpenAiChat && self.base_url.contains("api.openai.com")
+        {
+            return None;
+        }
+        self.temperature
     }
 
     pub fn with_service_tier(mut self, tier: ServiceTier) -> Self {
@@ -258,6 +281,47 @@ mod tests {
         assert_eq!(
             cfg.api_key.as_ref().map(Secret::expose),
             Some("sk-very-secret")
+        );
+    }
+}
+
+#[cfg(test)]
+mod temperature_tests {
+    use super::*;
+
+    #[test]
+    fn openai_reasoning_models_get_no_temperature_and_the_rest_get_zero() {
+        let cfg = |api, url: &str, model: &str| ProviderConfig::new("p", api, url, model);
+        let openai = "https://api.openai.com/v1";
+        assert_eq!(
+            cfg(ApiKind::OpenAiChat, openai, "gpt-5").sent_temperature(),
+            None
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiChat, openai, "o4-mini").sent_temperature(),
+            None
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiChat, openai, "gpt-4o").sent_temperature(),
+            Some(0.0)
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiChat, "http://127.0.0.1:8080/v1", "gpt-5").sent_temperature(),
+            Some(0.0),
+            "a compatible server named its model gpt-5: it takes what it is sent"
+        );
+        assert_eq!(
+            cfg(
+                ApiKind::Anthropic,
+                "https://api.anthropic.com",
+                "claude-sonnet-4-5"
+            )
+            .sent_temperature(),
+            Some(0.0)
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiChat, openai, "openai/o3").sent_temperature(),
+            None
         );
     }
 }

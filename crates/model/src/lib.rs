@@ -29,7 +29,10 @@ mod schema;
 mod sse;
 
 pub use client::MAX_RETRY_AFTER;
-pub use config::{ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret};
+pub use config::{
+    ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TEMPERATURE, Limits, ProviderConfig, RetryPolicy,
+    Secret,
+};
 pub use error::{ModelError, TimeoutPhase};
 pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
 pub use prices::{

@@ -85,6 +85,9 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
         "stream_options": {"include_usage": true},
     });
     body[limit_key] = json!(cfg.max_output_tokens);
+    if let Some(t) = cfg.sent_temperature() {
+        body["temperature"] = json!(t);
+    }
     // OpenAI's processing tiers; `batch` is a different API and only changes prices.
     if let tier @ (ServiceTier::Priority | ServiceTier::Flex) = cfg.service_tier {
         body["service_tier"] = json!(tier.as_str());

@@ -102,12 +102,68 @@ fn json_values(s: &str) -> Vec<Result<Value, String>> {
             Some(Ok(Value::Array(items))) => out.extend(items.into_iter().map(Ok)),
             Some(Ok(v)) => out.push(Ok(v)),
             Some(Err(_)) => {
-                out.push(Err(s[offset..].trim().to_string()));
+                let rest = s[offset..].trim();
+                // Python's `"""…"""` strings (small models write file contents that way): read
+                // as the JSON strings they were meant to be.
+                if let Some(fixed) = triple_quoted_as_json(rest) {
+                    let again = json_values(&fixed);
+                    if again.iter().any(Result::is_ok) {
+                        out.extend(again);
+                        break;
+                    }
+                }
+                // What follows an unreadable object may still hold calls: go on after the next
+                // line that starts an object.
+                out.push(Err(rest.to_string()));
+                if let Some(next) = next_object_start(rest) {
+                    out.extend(json_values(&rest[next..]));
+                }
                 break;
             }
         }
     }
     out
+}
+
+/// Text that did not parse but reads as a call: an object with a name and its arguments.
+fn meant_as_call(raw: &str) -> bool {
+    raw.trim_start().starts_with('{')
+        && raw.contains("\"name\"")
+        && ["\"arguments\"", "\"parameters\"", "\"input\""]
+            .iter()
+            .any(|k| raw.contains(k))
+}
+
+/// `"""text"""` as a JSON string, throughout; None when there is none (or one is not closed).
+fn triple_quoted_as_json(s: &str) -> Option<String> {
+    if !s.contains("\"\"\"") {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find("\"\"\"") {
+        out.push_str(&rest[..open]);
+        let body_start = open + 3;
+        let close = rest[body_start..].find("\"\"\"")?;
+        let body = &rest[body_start..body_start + close];
+        out.push_str(&serde_json::to_string(body).ok()?);
+        rest = &rest[body_start + close + 3..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// Where the next line that starts with `{` begins, after the first line.
+fn next_object_start(s: &str) -> Option<usize> {
+    let mut at = s.find('\n')? + 1;
+    loop {
+        let line = &s[at..];
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if line[indent..].starts_with('{') {
+            return Some(at + indent);
+        }
+        at += line.find('\n')? + 1;
+    }
 }
 
 fn strip_fence(s: &str) -> &str {
@@ -171,7 +227,13 @@ fn fence_regions(text: &str) -> (Vec<Region>, Vec<(usize, usize)>) {
             "" | "json" | "tool_call" | "tool_code" | "tool"
         ) {
             let values = json_values(text[body_start..body_start + close].trim());
-            if !values.is_empty() && values.iter().all(Result::is_ok) {
+            // A block with at least one call in it is a block of calls: what in it cannot be
+            // read is reported, not taken for prose.
+            let has_call = values.iter().any(|v| match v {
+                Ok(v) => call_shape(v).is_some_and(|(_, a)| a.is_some()),
+                Err(raw) => meant_as_call(raw),
+            });
+            if has_call || (!values.is_empty() && values.iter().all(Result::is_ok)) {
                 out.push(Region {
                     start,
                     end,
@@ -248,8 +310,9 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
         Ok(v) => v,
         Err(raw) => {
             return Verdict::Invalid(format!(
-                "A tool call in <tool_call> tags was not run: its content is not JSON ({}). Write \
-                 it as {{\"name\": \"<tool>\", \"arguments\": {{…}}}}.",
+                "A tool call was not run: it is not JSON ({}). Write each call as \
+                 {{\"name\": \"<tool>\", \"arguments\": {{…}}}}, strings in double quotes with \\n for \
+                 new lines.",
                 crate::client::snippet(raw)
             ));
         }
@@ -270,7 +333,8 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
         return Verdict::Text;
     }
     let Some(tool) = tools.iter().find(|t| t.name == name) else {
-        return if explicit {
+        // A name and arguments say "call this" wherever they are written.
+        return if explicit || args.is_some() {
             Verdict::Invalid(format!(
                 "The tool call `{name}` was not run: there is no tool of that name. Available \
                  tools: {}.",

@@ -33,9 +33,9 @@ impl ToolHandler for Search {
             "search",
             "Regex search in files (path:line: text).",
             json!({
-                "pattern": {"type": "string", "description": "Rust regex"},
-                "path": {"type": "string", "description": "default ."},
-                "glob": {"type": "string", "description": "e.g. *.rs"},
+                "pattern": {"type": "string", "description": "a regular expression, as for grep -E"},
+                "path": {"type": "string", "description": "a directory or file of the repository; default ."},
+                "glob": {"type": "string", "description": "only files whose path matches this glob, e.g. **/*.<extension> or tests/**"},
             }),
             &["pattern"],
         )

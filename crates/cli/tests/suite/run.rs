@@ -577,3 +577,102 @@ fn a_repositorys_own_provider_is_used_when_no_flag_names_one() {
         "a flag still wins"
     );
 }
+
+/// Recovered calls are numbered across the task: a failed `apply_patch` in the first turn and
+/// the writes of the next two have three ids, and the review credits each hunk to the call that
+/// really made it (not to an earlier turn's call that reused its id).
+#[test]
+fn recovered_calls_have_ids_unique_across_the_task_and_the_review_credits_the_right_one() {
+    let env = Env::new();
+    let fenced = |name: &str, args: serde_json::Value| {
+        text(&format!(
+            "```json\n{}\n```",
+            json!({"name": name, "arguments": args})
+        ))
+    };
+    let server = MockModelServer::start_blocking(vec![
+        fenced(
+            "apply_patch",
+            json!({"patch": "--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n"}),
+        ),
+        fenced("write_file", json!({"path": "one.txt", "content": "1\n"})),
+        fenced("write_file", json!({"path": "two.txt", "content": "2\n"})),
+        text("Wrote one.txt and two.txt."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "write two files", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let ids: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ToolCallBegin(b) => Some(b.call_id.0.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, ["recovered_1", "recovered_2", "recovered_3"]);
+    let review = env.json(&["review", &run.task_id(), "--json"]);
+    let credited = |path: &str| {
+        review["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| f["hunks"][0]["provenance"][0]["call_id"].clone())
+            .unwrap()
+    };
+    assert_eq!(credited("one.txt"), json!("recovered_2"), "{review:#}");
+    assert_eq!(credited("two.txt"), json!("recovered_3"), "{review:#}");
+}
+
+/// Sampling is deterministic unless the provider says otherwise: every request carries
+/// temperature 0 (a local server's own default is often 0.8), and `temperature` in
+/// `[providers.X]` changes it.
+#[test]
+fn requests_carry_temperature_0_by_default() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![text("hi")]).unwrap();
+    env.run(&server, "hi", &[]);
+    let sent = server.model_requests();
+    assert_eq!(sent[0].body["temperature"], json!(0.0), "{}", sent[0].body);
+
+    let server = MockModelServer::start_blocking(vec![text("hi")]).unwrap();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[providers.warm]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\ntemperature = 0.7\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "hi",
+        "--provider",
+        "warm",
+    ]);
+    assert_eq!(server.model_requests()[0].body["temperature"], json!(0.7));
+
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[providers.hot]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\ntemperature = 3\n",
+    )
+    .unwrap();
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "hi",
+        "--provider",
+        "hot",
+    ]);
+    assert_eq!(run.code(), Some(2));
+    assert!(run.stderr().contains("temperature = 3"), "{}", run.stderr());
+}

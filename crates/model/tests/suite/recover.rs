@@ -75,11 +75,30 @@ fn invalid_arguments_produce_a_message_with_the_schema() {
 }
 
 #[test]
-fn unknown_tool_names_are_text_unless_tagged() {
-    let bare = "{\"name\": \"delete_everything\", \"arguments\": {}}";
-    let r = recover_tool_calls(bare, &tools());
+fn an_unknown_tool_gets_the_list_of_tools_wherever_the_call_is_written() {
+    // A name alone is just JSON; a name with arguments is a call, fenced, bare or tagged.
+    let named = "{\"name\": \"delete_everything\"}";
+    let r = recover_tool_calls(named, &tools());
     assert!(r.calls.is_empty() && r.invalid.is_empty());
-    assert_eq!(r.remaining_text, bare);
+    assert_eq!(r.remaining_text, named);
+    for text in [
+        "{\"name\": \"rename_function\", \"arguments\": {\"old\": \"a\"}}",
+        "I will rename it.\n```json\n{\"name\": \"update_module\", \"arguments\": {}}\n```",
+    ] {
+        let r = recover_tool_calls(text, &tools());
+        assert!(r.calls.is_empty(), "{text}");
+        assert_eq!(r.invalid.len(), 1, "{text}");
+        assert!(
+            r.invalid[0].contains("no tool of that name"),
+            "{}",
+            r.invalid[0]
+        );
+        assert!(
+            r.invalid[0].contains("read_file, run_command"),
+            "{}",
+            r.invalid[0]
+        );
+    }
 
     let tagged = recover_tool_calls(
         "<tool_call>{\"name\": \"delete_everything\", \"arguments\": {}}</tool_call>",
@@ -144,4 +163,40 @@ fn openai_style_function_wrapper_and_arrays_of_calls() {
             call(2, "read_file", r#"{"path":"b"}"#)
         ]
     );
+}
+
+#[test]
+fn a_fence_with_one_valid_call_and_two_malformed_objects_runs_the_valid_one_and_reports_the_rest() {
+    let text = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}\n{\"name\": \"read_file\", \"arguments\": {path: b.py}}\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"pytest\"\n```";
+    let r = recover_tool_calls(text, &tools());
+    assert_eq!(r.calls, vec![call(1, "read_file", r#"{"path":"a.py"}"#)]);
+    assert_eq!(r.invalid.len(), 2, "{:?}", r.invalid);
+    assert!(
+        r.invalid.iter().all(|m| m.contains("not JSON")),
+        "{:?}",
+        r.invalid
+    );
+    assert!(r.invalid[0].contains("b.py"), "{}", r.invalid[0]);
+    assert!(r.invalid[1].contains("pytest"), "{}", r.invalid[1]);
+}
+
+#[test]
+fn a_python_triple_quoted_string_is_read_as_the_string_it_means() {
+    let text = "```json\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"\"\"cat > t.py <<'EOF'\nprint(\"hi\")\nEOF\n\"\"\"}}\n```";
+    let r = recover_tool_calls(text, &tools());
+    assert_eq!(
+        r.calls,
+        vec![call(
+            1,
+            "run_command",
+            r#"{"command":"cat > t.py <<'EOF'\nprint(\"hi\")\nEOF\n"}"#
+        )],
+        "{:?}",
+        r.invalid
+    );
+    // The first closing triple quote ends the string, as in Python: a docstring inside one
+    // ends it early, and the call is reported rather than run with half its text.
+    let broken = "```json\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"\"\"x = 1\n\"\"\"doc\"\"\"\n\"\"\"}}\n```";
+    let r = recover_tool_calls(broken, &tools());
+    assert!(r.calls.is_empty() && !r.invalid.is_empty(), "{r:?}");
 }
