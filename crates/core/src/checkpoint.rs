@@ -14,15 +14,19 @@ pub struct Checkpointer {
     changed_before: bool,
     /// Paths the checkpoints of this run changed (for the tests related to them).
     changed: std::collections::BTreeSet<String>,
+    /// The commit this run started from (a continuation's: the task's last checkpoint).
+    start: String,
 }
 
 impl Checkpointer {
     pub fn new(worktree: TaskWorktree, changed_before: bool) -> Self {
+        let start = worktree.latest_commit();
         Checkpointer {
             worktree: Some(worktree),
             created: 0,
             changed_before,
             changed: Default::default(),
+            start,
         }
     }
 
@@ -85,10 +89,32 @@ impl Checkpointer {
         self.changed.iter().cloned().collect()
     }
 
-    /// Whether this run of the task changed the worktree (wrote any checkpoint; for a resumed
-    /// task, before the crash too).
+    /// Whether this run of the task changed the worktree: its recorded state differs from the
+    /// one it started from (a file written and then deleted again is no change; for a resumed
+    /// task, what it changed before the crash counts).
     pub fn changed_anything(&self) -> bool {
-        self.created > 0 || self.changed_before
+        if self.changed_before {
+            return true;
+        }
+        if self.created == 0 {
+            return false;
+        }
+        let Some(wt) = &self.worktree else {
+            return true;
+        };
+        let end = wt.latest_commit();
+        if end == self.start {
+            return false;
+        }
+        // Same tree, other commit: the checkpoints undid each other. When git cannot tell, the
+        // checkpoints say it changed.
+        match (
+            bosun_workspace::tree_id(&wt.repo_root, &self.start),
+            bosun_workspace::tree_id(&wt.repo_root, &end),
+        ) {
+            (Ok(a), Ok(b)) => a != b,
+            _ => true,
+        }
     }
 
     /// Puts back whatever a command changed of the worktree's git wiring (its `.git` file, its

@@ -421,7 +421,8 @@ fn markdown_shows_each_round_of_checks_with_its_failures_and_a_failing_command()
     let mut env = Env::new();
     env.repo = bosun_testkit::checks_fixtures::python_calc_repo(env.dir.path()).unwrap();
     let broken = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
-    let fixed = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+    // Fixed, and documented: a net change (the base already adds correctly).
+    let fixed = "\"\"\"Arithmetic.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
     let server = MockModelServer::start_blocking(vec![
         tools(vec![call(
             "c1",

@@ -676,3 +676,74 @@ fn requests_carry_temperature_0_by_default() {
     assert_eq!(run.code(), Some(2));
     assert!(run.stderr().contains("temperature = 3"), "{}", run.stderr());
 }
+
+/// "Completed" needs a net change: a file written and removed again is no change, so the task
+/// only answered (exit 6), and a follow-up that changes nothing answers too, whatever the run
+/// before it changed.
+#[test]
+fn a_run_whose_changes_cancel_out_only_answered() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "scratch.txt", "content": "tmp\n"}),
+        )]),
+        tools(vec![call(
+            "r",
+            "run_command",
+            json!({"command": "rm scratch.txt"}),
+        )]),
+        text("Created and cleaned up scratch.txt."),
+        tools(vec![call(
+            "k",
+            "write_file",
+            json!({"path": "kept.txt", "content": "kept\n"}),
+        )]),
+        text("Wrote kept.txt."),
+        text("Nothing else to do."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "try a scratch file", &[]);
+    assert_eq!(run.finished().0, TaskStatus::Answered, "{}", run.stderr());
+    assert_eq!(run.code(), Some(6));
+    assert!(
+        run.kinds().contains(&"checkpoint_created"),
+        "it did write checkpoints"
+    );
+
+    let task = run.task_id();
+    let base = format!("{}/v1", server.url());
+    let follow = |prompt: &str| {
+        env.run_args(&[
+            "continue",
+            &task,
+            "--json",
+            "--prompt",
+            prompt,
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+            "--mode",
+            "full-auto",
+        ])
+    };
+    let changed = follow("now keep a file");
+    assert_eq!(
+        changed.finished().0,
+        TaskStatus::Completed,
+        "{}",
+        changed.stderr()
+    );
+    let nothing = follow("anything else?");
+    assert_eq!(
+        nothing.finished().0,
+        TaskStatus::Answered,
+        "{}",
+        nothing.stderr()
+    );
+    assert_eq!(nothing.code(), Some(6));
+}
