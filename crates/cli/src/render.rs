@@ -266,7 +266,14 @@ impl Transcript {
                 writeln!(
                     out,
                     "{}",
-                    self.paint(code, &format!("■ {}", f.status.as_str()))
+                    self.paint(
+                        code,
+                        &if f.status == bosun_protocol::TaskStatus::Answered {
+                            "■ answered — no changes made".to_string()
+                        } else {
+                            format!("■ {}", f.status.as_str())
+                        }
+                    )
                 )?;
             }
             EventMsg::ApprovalRequested(a) => writeln!(

@@ -76,7 +76,7 @@ describe("every task status in the sidebar", () => {
     const root = show(TaskListItem, { task: task({ status: "answered", finished_at: at(5).toISOString() }), now: at(10), onselect: () => {} });
     const badge = root.querySelector<HTMLElement>(".badge[data-status]");
     expect(badge?.dataset.status).toBe("answered");
-    expect(badge?.getAttribute("title")).toBe("Answered");
+    expect(badge?.getAttribute("title")).toBe("No changes made");
     expect(badge?.classList.contains("quiet")).toBe(true);
     for (const status of statuses) {
       unmount(app!);

@@ -81,7 +81,7 @@ export function elapsedMs(fromIso: string | null, toIso: string | null, now: Dat
 export const statusLabel: Record<string, string> = {
   running: "Running",
   completed: "Completed",
-  answered: "Answered",
+  answered: "No changes made",
   failed: "Failed",
   checks_failed: "Checks failed",
   interrupted: "Interrupted",
