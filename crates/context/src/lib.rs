@@ -7,6 +7,9 @@
 use std::fs;
 use std::path::Path;
 
+mod repo;
+pub use repo::{REPO_CONTEXT_CAP_BYTES, repo_context};
+
 /// The built-in system prompt (`assets/prompts/system.md`).
 pub const BASE_PROMPT: &str = include_str!("../../../assets/prompts/system.md");
 

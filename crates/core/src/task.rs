@@ -582,6 +582,26 @@ impl TaskRun {
 
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
+        // The repository's files and the ones the prompt names, so a small model starts from
+        // what the task needs (read-denied files are neither listed nor shown).
+        let asked = messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                ChatMessage::User { content } => Some(content.as_str()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let repo = match self.policy.read() {
+            Ok(policy) => bosun_context::repo_context(&self.worktree_path, asked, &|p: &str| {
+                !policy.is_read_denied(p)
+            }),
+            Err(_) => String::new(),
+        };
+        if !repo.is_empty() {
+            system.push_str("\n\n");
+            system.push_str(&repo);
+        }
         self.note_redacted(self.redaction.text(&mut system))?;
         let tools = self.registry.specs();
         // Recovered calls are numbered across the task, after those of the conversation so far

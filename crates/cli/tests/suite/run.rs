@@ -747,3 +747,36 @@ fn a_run_whose_changes_cancel_out_only_answered() {
     );
     assert_eq!(nothing.code(), Some(6));
 }
+
+/// The first request says what the repository holds and shows the files the prompt names, so a
+/// small model need not guess paths; a read-denied file is neither listed nor shown.
+#[test]
+fn the_first_request_lists_the_repository_and_shows_the_named_files() {
+    let env = Env::new();
+    std::fs::write(env.repo.join(".env"), "API_TOKEN=not-for-models\n").unwrap();
+    git(&env.repo, &["add", "-f", ".env"]);
+    git(&env.repo, &["commit", "-qm", "env"]);
+    let server = MockModelServer::start_blocking(vec![text("ok")]).unwrap();
+    env.run(&server, "Explain what greet in lib.rs returns.", &[]);
+    let sent = server.model_requests();
+    let system = messages(&sent[0])
+        .into_iter()
+        .find(|m| m["role"] == "system")
+        .and_then(|m| m["content"].as_str().map(str::to_string))
+        .unwrap();
+    assert!(system.contains("# The repository"), "{system}");
+    assert!(
+        system.contains("src/main.rs\n") && system.contains("README.md\n"),
+        "{system}"
+    );
+    let lib = std::fs::read_to_string(env.repo.join("src/lib.rs")).unwrap();
+    assert!(
+        system.contains("## src/lib.rs (named in the task)"),
+        "{system}"
+    );
+    assert!(system.contains(lib.lines().next().unwrap()), "{system}");
+    assert!(
+        !system.contains(".env") && !system.contains("not-for-models"),
+        "{system}"
+    );
+}
