@@ -893,12 +893,12 @@ impl TaskRun {
                     let key = (call.name.clone(), canonical_arguments(&call.arguments));
                     if failed_calls.contains(&key) {
                         repeated.push(crate::nudge::repeated_call_message(&error));
-                    } else if is_no_op_edit(call) {
-                        if let Some(outcome) = self.nudge(NudgeReason::NoOpEdit, &error)? {
-                            messages.push(done.message);
-                            skip_calls(&mut messages, &calls[i + 1..], "not run: the task ended");
-                            return Ok(outcome);
-                        }
+                    } else if is_no_op_edit(call)
+                        && let Some(outcome) = self.nudge(NudgeReason::NoOpEdit, &error)?
+                    {
+                        messages.push(done.message);
+                        skip_calls(&mut messages, &calls[i + 1..], "not run: the task ended");
+                        return Ok(outcome);
                     }
                     failed_calls.insert(key);
                 }
