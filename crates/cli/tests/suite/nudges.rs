@@ -292,3 +292,43 @@ fn the_same_failing_tool_call_repeated_is_told_to_do_something_different() {
     assert_eq!(after_second["content"].as_str().unwrap(), sent[0].message);
     assert_eq!(run.finished().0, TaskStatus::Completed);
 }
+
+#[test]
+fn the_transcript_shows_a_nudge_as_one_dim_line() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text("Let me look at the README first."),
+        tools(vec![call("c1", "edit_file", title_edit())]),
+        text("The title is now `# demo app`."),
+    ])
+    .unwrap();
+    let base = format!("{}/v1", server.url());
+    let output = env
+        .bosun()
+        .args([
+            "run",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            "Rename the project to demo app in the README",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "mock-model",
+            "--mode",
+            "full-auto",
+            "--no-checks",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("↻ nudge (promise): You said what you will do, but you did not do it"),
+        "{out}"
+    );
+    assert_eq!(out.matches("↻ nudge").count(), 1, "{out}");
+}
