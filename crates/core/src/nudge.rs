@@ -45,15 +45,17 @@ pub(crate) fn load_max_nudges(
 ///    the reply is the answer.
 /// 2. Only when nothing changed:
 ///    - **Question** — the last sentence asks the user for something the model could find out
-///      or decide itself: "Could you provide …", "Can you share …", "Should I …", "Do you want
-///      me to …", "Would you like me to …", "Which file …?", "Where is …?", "Please provide …".
+///      or decide itself: "Could you provide …", "Can you share …", "Should I …", "Should the
+///      …", "Do you know …", "Do you want me to …", "Would you like me to …", "Which file …?",
+///      "Where is …?", "Please provide …".
 ///      A rhetorical question ("Simple, right?") does not match.
 ///    - **Prose plan** — two or more numbered or bulleted lines that start with an imperative
 ///      verb or "I'll"/"We need to" (steps still to do; a past-tense list is a summary), or a
 ///      plan marker ("Step 1", "First, I'll", "Here's my plan", "Here is the plan"), or
 ///      "Here is the updated code" with a code block that was never written to a file.
 /// 3. **Promise** — the reply's last sentence announces work instead of reporting it: it starts
-///    with "I will", "I'll", "Let me" (not "let me know"), "I'm going to", "Next, I'll",
+///    with "I will", "I'll", "Let me" (not "let me know", "I will leave", "I will not"),
+///    "I'm going to", "Next, I'll",
 ///    "Now I will", "I need to", …, or the reply ends with a colon (an announcement cut
 ///    short). This is the only nudge after the task has changed files.
 /// 4. Anything else is an answer: explanations, summaries of work done, "no change is needed",
@@ -219,7 +221,15 @@ const PROMISES: &[&str] = &[
 ];
 
 /// Openings of a "promise" that are not one.
-const NOT_PROMISES: &[&str] = &["let me know", "let me explain", "let's break"];
+const NOT_PROMISES: &[&str] = &[
+    "let me know",
+    "let me explain",
+    "let's break",
+    "i will leave",
+    "i'll leave",
+    "i will not",
+    "i won't",
+];
 
 fn is_promise(last: &str) -> bool {
     let last = normalise(last);
@@ -240,6 +250,9 @@ const ASKS: &[&str] = &[
     "can you ",
     "would you ",
     "should i ",
+    "should the ",
+    "should it ",
+    "do you know",
     "shall i ",
     "do you want",
     "would you like",

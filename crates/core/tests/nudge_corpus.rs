@@ -333,6 +333,68 @@ fn corpus() -> Vec<Case> {
             false,
             ANSWER,
         ),
+        // Written after the rule was: 7 of these 10 were right at first; "should the", "do you
+        // know" and "I will leave" were then added to the rule.
+        c(
+            "Add a `--dry-run` option to deploy.py",
+            "I'll start by reading deploy.py to find where the options are parsed.",
+            false,
+            PROMISE,
+        ),
+        c(
+            "Make the `Stack` struct generic over its element type.",
+            "To make `Stack` generic:\n1. Change `struct Stack` to `struct Stack<T>`.\n2. Replace `i32` with `T` in the methods.\n3. Update the tests.",
+            false,
+            PLAN,
+        ),
+        c(
+            "Fix the crash when the config file is missing.",
+            "Do you know where the config file is loaded?",
+            false,
+            QUESTION,
+        ),
+        c(
+            "Add a test for `parse_date` with an invalid string.",
+            "I added `test_parse_date_invalid` to tests/test_dates.py; it checks that a ValueError is raised.",
+            true,
+            ANSWER,
+        ),
+        c(
+            "How is authentication handled in this app?",
+            "Authentication uses JWTs: `login` in auth.js signs a token with the secret from `JWT_SECRET`, and the `requireAuth` middleware verifies it on every protected route. Let me know if you want more detail:",
+            false,
+            ANSWER,
+        ),
+        c(
+            "Sort the imports in main.py",
+            "The imports in main.py are already sorted alphabetically, so there is nothing to change.",
+            false,
+            ANSWER,
+        ),
+        c(
+            "Implement `fibonacci(n)` in math_utils.js",
+            "Sure, here's the updated code:\n\n```javascript\nfunction fibonacci(n) {\n  return n < 2 ? n : fibonacci(n - 1) + fibonacci(n - 2);\n}\n```",
+            false,
+            PLAN,
+        ),
+        c(
+            "Update the copyright year in LICENSE.",
+            "I updated the copyright year in LICENSE to 2026. I will leave the other files alone since they have no year.",
+            true,
+            ANSWER,
+        ),
+        c(
+            "Add retries to the HTTP client.",
+            "Should the client retry on 5xx responses only, or on timeouts too?",
+            false,
+            QUESTION,
+        ),
+        c(
+            "Delete the unused `helpers.rs` module.",
+            "Next I will remove `mod helpers;` from lib.rs and delete the file.",
+            false,
+            PROMISE,
+        ),
     ]
 }
 
