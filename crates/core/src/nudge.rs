@@ -14,7 +14,7 @@ use std::path::Path;
 pub const DEFAULT_MAX_NUDGES: u32 = 3;
 
 /// `--max-nudges`, else yours per repository (`[repos."<path>"] max_nudges`), else your global
-/// `max_nudges`, else 3. 0 turns nudging off: the first reply without a call ends the task.
+/// `max_nudges`, else 3. With 0, the first reply that would be nudged fails the task at once.
 pub fn max_nudges(config: &BosunConfig, repo_root: &Path, flag: Option<u32>) -> u32 {
     flag.or_else(|| {
         config
