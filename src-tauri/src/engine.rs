@@ -398,6 +398,7 @@ impl Engine {
             fork: None,
             checks,
             max_check_rounds: None,
+            max_nudges: None,
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

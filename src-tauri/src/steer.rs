@@ -115,6 +115,7 @@ impl Engine {
             mode: None,
             sandbox: self.sandbox,
             env_remove,
+            max_nudges: None,
         };
         let handle = bosun_core::continue_task(spec, Arc::clone(&self.store))
             .await

@@ -205,6 +205,18 @@ impl Transcript {
                     )
                 )
             )?,
+            EventMsg::Nudge(n) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "2",
+                    &format!(
+                        "↻ nudge ({}): {}",
+                        n.reason.as_str(),
+                        nudge_line(&n.message)
+                    )
+                )
+            )?,
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
             EventMsg::ChecksPlanned(p) => {
                 let names: Vec<&str> = p.checks.iter().map(|c| c.name.as_str()).collect();
@@ -459,4 +471,14 @@ pub fn failure_line(f: &bosun_protocol::CheckFailure) -> String {
         ""
     };
     format!("{at}{}{before}", first_line(&f.message))
+}
+
+/// The first line of a nudge, at most 100 characters (the whole of it is in the journal).
+fn nudge_line(message: &str) -> String {
+    let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut out: String = line.chars().take(100).collect();
+    if line.chars().count() > 100 {
+        out.push('…');
+    }
+    out
 }

@@ -46,6 +46,10 @@ pub struct BosunConfig {
     /// Failed rounds of checks before a task finishes `checks_failed`, in every repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_check_rounds: Option<u32>,
+    /// Nudges (Bosun answering a reply that made no progress) before a task fails, in every
+    /// repository (see [`crate::nudge`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nudges: Option<u32>,
     /// Settings per repository, keyed by its path as `task_started.repo` shows it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repos: BTreeMap<String, crate::repo_settings::RepoSettings>,

@@ -37,6 +37,9 @@ pub struct RepoSettings {
     /// Failed rounds of checks before a task finishes `checks_failed` (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_check_rounds: Option<u32>,
+    /// Nudges before a task fails `no progress` (default 3; yours only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nudges: Option<u32>,
     /// This repository's budgets, on top of the overall ones (a project file can add limits,
     /// which only ever tightens).
     #[serde(default, skip_serializing_if = "Option::is_none")]

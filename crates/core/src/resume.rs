@@ -35,6 +35,8 @@ pub struct ContinueSpec {
     pub mode: Option<Mode>,
     pub sandbox: bool,
     pub env_remove: Vec<String>,
+    /// `--max-nudges`; `None`: the configured value (see [`crate::nudge::max_nudges`]).
+    pub max_nudges: Option<u32>,
 }
 
 /// Rebuilds the conversation the model saw from a task's journal. A tool call that began but
@@ -70,6 +72,14 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
                 flush(&mut turn, &mut messages);
                 messages.push(ChatMessage::User {
                     content: m.text.clone(),
+                });
+            }
+            // What Bosun answered a reply that made no progress (a no-op edit's answer is its
+            // tool result).
+            EventMsg::Nudge(n) if n.reason != bosun_protocol::NudgeReason::NoOpEdit => {
+                flush(&mut turn, &mut messages);
+                messages.push(ChatMessage::User {
+                    content: n.message.clone(),
                 });
             }
             // A model response ends with its usage; what follows belongs to it.
@@ -249,6 +259,8 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
 
     // The task keeps the checks it planned at its start.
     let checks = crate::checks::task_plan(&spec.home, &store, &row)?;
+    let max_nudges =
+        crate::nudge::load_max_nudges(&spec.home, Path::new(&row.repo), spec.max_nudges)?;
     Launch {
         checks,
         home: spec.home,
@@ -267,6 +279,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
         changed_before,
+        max_nudges,
         service_tier: spec.provider.service_tier,
         max_output_tokens: spec.provider.max_output_tokens,
     }

@@ -12,8 +12,8 @@ use crate::{Budget, CoreError, Emitter};
 use bosun_model::{ChatMessage, ModelClient, ModelRequest, PriceTable, ProviderConfig, ToolCall};
 use bosun_policy::{Mode, Policy};
 use bosun_protocol::{
-    AssistantMessage, ErrorEvent, Event, EventMsg, Op, PlanUpdated, TaskFinished, TaskId,
-    TaskStarted, TaskStatus, UserMessage, Warning,
+    AssistantMessage, ErrorEvent, Event, EventMsg, Nudge, NudgeReason, Op, PlanUpdated,
+    TaskFinished, TaskId, TaskStarted, TaskStatus, UserMessage, Warning,
 };
 use bosun_store::{NewTask, Store, now_rfc3339, process_start_time};
 use bosun_tools::{ToolRegistry, Touched};
@@ -55,6 +55,8 @@ pub struct TaskSpec {
     pub checks: ChecksChoice,
     /// `--max-check-rounds`.
     pub max_check_rounds: Option<u32>,
+    /// `--max-nudges`: replies without progress Bosun answers before the task fails.
+    pub max_nudges: Option<u32>,
     /// A fork of an earlier task from one of its checkpoints: `repo` and `base` are that task's
     /// (the base is its base commit), the worktree starts at the checkpoint, the conversation
     /// with what led there.
@@ -163,6 +165,14 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
             return Err(e);
         }
     };
+    let max_nudges =
+        match crate::nudge::load_max_nudges(&spec.home, &worktree.repo_root, spec.max_nudges) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
+                return Err(e);
+            }
+        };
 
     let redaction = Arc::new(Redaction::from_environment());
     let mut prompt = spec.prompt.clone();
@@ -247,6 +257,7 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         sandbox: spec.sandbox,
         env_remove: spec.env_remove,
         changed_before: false,
+        max_nudges,
         service_tier: spec.provider.service_tier,
         max_output_tokens: spec.provider.max_output_tokens,
     };
@@ -276,6 +287,8 @@ pub(crate) struct Launch {
     pub env_remove: Vec<String>,
     /// A resumed task continues its interrupted run: whether that run already changed files.
     pub changed_before: bool,
+    /// Nudges this run may send before it fails (see [`crate::nudge`]).
+    pub max_nudges: u32,
     /// The provider's service tier (prices) and response limit (budget reservations).
     pub service_tier: bosun_model::ServiceTier,
     pub max_output_tokens: u32,
@@ -302,6 +315,7 @@ impl Launch {
             sandbox,
             env_remove,
             changed_before,
+            max_nudges,
             service_tier,
             max_output_tokens,
         } = self;
@@ -420,6 +434,8 @@ impl Launch {
             cancel,
             pending,
             env_remove,
+            max_nudges,
+            nudges: 0,
         };
         let join = tokio::spawn(run.run(messages));
         Ok(TaskHandle {
@@ -504,6 +520,9 @@ struct TaskRun {
     cancel: CancellationToken,
     pending: Arc<Mutex<Vec<String>>>,
     env_remove: Vec<String>,
+    /// Nudges this run may send, and those sent so far.
+    max_nudges: u32,
+    nudges: u32,
 }
 
 impl TaskRun {
@@ -580,6 +599,32 @@ impl TaskRun {
         Ok((text, calls))
     }
 
+    /// Sends a nudge (journaled as a `nudge` event), or, past the task's budget of them, the
+    /// outcome that ends the task: `failed`, "no progress after N nudges: <reason>".
+    fn nudge(
+        &mut self,
+        reason: NudgeReason,
+        message: &str,
+    ) -> Result<Option<TaskOutcome>, CoreError> {
+        if self.nudges >= self.max_nudges {
+            return Ok(Some(TaskOutcome {
+                status: TaskStatus::Failed,
+                summary: format!(
+                    "no progress after {} nudge{}: {}",
+                    self.max_nudges,
+                    if self.max_nudges == 1 { "" } else { "s" },
+                    reason.as_str()
+                ),
+            }));
+        }
+        self.nudges += 1;
+        self.emitter.emit(EventMsg::Nudge(Nudge {
+            reason,
+            message: message.to_string(),
+        }))?;
+        Ok(None)
+    }
+
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
         // The repository's files and the ones the prompt names, so a small model starts from
@@ -616,6 +661,19 @@ impl TaskRun {
             .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
             .max()
             .unwrap_or(0);
+        // What the user last asked (a nudge is not the user speaking): a question is answered,
+        // never nudged.
+        let mut asked = messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                ChatMessage::User { content } => Some(content.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        // Calls that failed in this run (name and arguments): the same one again is answered
+        // differently.
+        let mut failed_calls: std::collections::HashSet<(String, String)> = Default::default();
         let interrupted = || TaskOutcome {
             status: TaskStatus::Interrupted,
             summary: "stopped by the user".into(),
@@ -631,6 +689,7 @@ impl TaskRun {
                     text: text.clone(),
                     origin: None,
                 }))?;
+                asked = text.clone();
                 messages.push(ChatMessage::User { content: text });
             }
             if self.cancel.is_cancelled() {
@@ -776,13 +835,41 @@ impl TaskRun {
                 });
             }
             if calls.is_empty() {
+                // A call written as text that cannot run: say why, with the tools and the
+                // format; the same rejected call again gets told to do something different.
                 if !invalid.is_empty() {
-                    messages.push(ChatMessage::User {
-                        content: format!(
-                            "Your tool call could not be run:\n{}\nCall the tool again with valid arguments.",
-                            invalid.join("\n")
-                        ),
-                    });
+                    let key = ("<invalid>".to_string(), invalid.join("\n"));
+                    let (reason, mut content) = if failed_calls.contains(&key) {
+                        (
+                            NudgeReason::RepeatedCall,
+                            format!(
+                                "{}\n\n{}",
+                                crate::nudge::repeated_call_message(&invalid.join("\n")),
+                                crate::nudge::how_to_call(&tools)
+                            ),
+                        )
+                    } else {
+                        (
+                            crate::nudge::invalid_reason(&invalid),
+                            crate::nudge::invalid_calls_message(&invalid, &tools),
+                        )
+                    };
+                    failed_calls.insert(key);
+                    self.note_redacted(self.redaction.text(&mut content))?;
+                    if let Some(outcome) = self.nudge(reason, &content)? {
+                        return Ok(outcome);
+                    }
+                    messages.push(ChatMessage::User { content });
+                    continue;
+                }
+                // A plan, a promise or a question instead of work: answered, and the loop goes on.
+                let changed = self.checkpointer.changed_anything();
+                if let Some(reason) = crate::nudge::classify(&asked, &text, changed) {
+                    let content = crate::nudge::message(reason, &tools);
+                    if let Some(outcome) = self.nudge(reason, &content)? {
+                        return Ok(outcome);
+                    }
+                    messages.push(ChatMessage::User { content });
                     continue;
                 }
                 match self.verify_done(&mut messages, text.trim()).await? {
@@ -790,6 +877,8 @@ impl TaskRun {
                     None => continue,
                 }
             }
+            // Degenerate calls of this reply, answered once all its calls ran.
+            let mut repeated: Vec<String> = Vec::new();
             for (i, call) in calls.iter().enumerate() {
                 if self.cancel.is_cancelled() {
                     skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
@@ -811,6 +900,27 @@ impl TaskRun {
                 let mut done = dispatch(call, recovered, &env).await?;
                 if let ChatMessage::Tool { content, .. } = &mut done.message {
                     self.note_redacted(self.redaction.text(content))?;
+                }
+                let failure = match &done.message {
+                    ChatMessage::Tool {
+                        content,
+                        is_error: true,
+                        ..
+                    } => Some(content.clone()),
+                    _ => None,
+                };
+                if let Some(error) = failure {
+                    let key = (call.name.clone(), canonical_arguments(&call.arguments));
+                    if failed_calls.contains(&key) {
+                        repeated.push(crate::nudge::repeated_call_message(&error));
+                    } else if is_no_op_edit(call)
+                        && let Some(outcome) = self.nudge(NudgeReason::NoOpEdit, &error)?
+                    {
+                        messages.push(done.message);
+                        skip_calls(&mut messages, &calls[i + 1..], "not run: the task ended");
+                        return Ok(outcome);
+                    }
+                    failed_calls.insert(key);
                 }
                 messages.push(done.message);
                 if command {
@@ -840,8 +950,38 @@ impl TaskRun {
                     ),
                 });
             }
+            if !repeated.is_empty() {
+                let content = repeated.join("\n\n");
+                if let Some(outcome) = self.nudge(NudgeReason::RepeatedCall, &content)? {
+                    return Ok(outcome);
+                }
+                messages.push(ChatMessage::User { content });
+            }
         }
     }
+}
+
+/// A call's arguments in one spelling, so the same call written with other spacing or key
+/// order is recognised.
+fn canonical_arguments(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(v) => v.to_string(),
+        Err(_) => arguments.trim().to_string(),
+    }
+}
+
+/// An `edit_file` whose old and new text are the same.
+fn is_no_op_edit(call: &ToolCall) -> bool {
+    if call.name != "edit_file" {
+        return false;
+    }
+    let Ok(args) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+        return false;
+    };
+    matches!(
+        (args.get("old_string"), args.get("new_string")),
+        (Some(old), Some(new)) if old == new && old.is_string()
+    )
 }
 
 /// What the user is told when the base commit holds files the policy says no one reads.

@@ -45,6 +45,9 @@ pub enum EventMsg {
     ApprovalResolved(ApprovalResolved),
     Redacted(Redacted),
     Warning(Warning),
+    /// The model stopped without a call Bosun could run (a plan in prose, a promise, a
+    /// question, a rejected call) or made a degenerate one; Bosun answered it and the loop went on.
+    Nudge(Nudge),
     /// The checks this task will run, and where they came from.
     ChecksPlanned(ChecksPlanned),
     CheckStarted(CheckStarted),
@@ -77,6 +80,7 @@ impl EventMsg {
             EventMsg::ApprovalResolved(_) => "approval_resolved",
             EventMsg::Redacted(_) => "redacted",
             EventMsg::Warning(_) => "warning",
+            EventMsg::Nudge(_) => "nudge",
             EventMsg::ChecksPlanned(_) => "checks_planned",
             EventMsg::CheckStarted(_) => "check_started",
             EventMsg::CheckOutputDelta(_) => "check_output_delta",
@@ -342,6 +346,49 @@ pub struct ModelRetry {
     #[ts(type = "number")]
     pub delay_ms: u64,
     pub reason: String,
+}
+
+/// What Bosun told the model when it stopped without making progress, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct Nudge {
+    pub reason: NudgeReason,
+    /// The exact message sent to the model.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum NudgeReason {
+    /// Steps of work described in prose, none of them done.
+    ProsePlan,
+    /// "I will now …" and then nothing.
+    Promise,
+    /// A question the model could answer itself with its tools.
+    Question,
+    /// A call written as text that names a tool that does not exist.
+    UnknownTool,
+    /// A call written as text whose arguments do not fit the tool's schema.
+    SchemaError,
+    /// An `edit_file` whose old and new text are the same.
+    NoOpEdit,
+    /// The same call that failed the previous time, sent again.
+    RepeatedCall,
+}
+
+impl NudgeReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            NudgeReason::ProsePlan => "prose_plan",
+            NudgeReason::Promise => "promise",
+            NudgeReason::Question => "question",
+            NudgeReason::UnknownTool => "unknown_tool",
+            NudgeReason::SchemaError => "schema_error",
+            NudgeReason::NoOpEdit => "no_op_edit",
+            NudgeReason::RepeatedCall => "repeated_call",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

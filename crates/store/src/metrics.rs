@@ -53,7 +53,8 @@ pub struct StatsRow {
     /// Wall time from start to finish.
     pub seconds_per_task: Option<f64>,
     pub seconds_per_success: Option<f64>,
-    /// Cause → unsuccessful tasks: `permission_blocked`, `missing_tool`, `model_error`,
+    /// Cause → unsuccessful tasks: `permission_blocked`, `missing_tool`, `no_progress` (the
+    /// model made no progress through all of its nudges), `model_error`,
     /// `budget`, `step_limit`, `checks_failed`, `interrupted`, `abandoned` (and `failed` when none
     /// applies).
     pub failure_causes: BTreeMap<String, u64>,
@@ -174,6 +175,8 @@ struct TaskFacts {
     hunks_unrejected: u64,
     unknown_tools: u64,
     model_errors: u64,
+    /// It failed "no progress after N nudges" (see `bosun_core::nudge`).
+    no_progress: bool,
     last_call_denied: bool,
     checks_first_round_failed: bool,
     /// It changed files, so there is something to review (a task that changed nothing cannot
@@ -220,6 +223,8 @@ impl TaskFacts {
             "permission_blocked"
         } else if self.unknown_tools > 0 {
             "missing_tool"
+        } else if self.no_progress {
+            "no_progress"
         } else if self.model_errors > 0 {
             "model_error"
         } else if self.status == "budget_exceeded" {
@@ -351,7 +356,8 @@ impl Store {
                  coalesce(m.hunks_rejected, 0), coalesce(m.hunks_unrejected, 0),
                  coalesce(m.unknown_tools, 0), coalesce(m.model_errors, 0),
                  coalesce(m.last_call_denied, 0), coalesce(m.checks_first_round_failed, 0),
-                 t.files_changed > 0
+                 t.files_changed > 0,
+                 t.status = 'failed' AND coalesce(t.summary, '') LIKE 'no progress after %'
              FROM tasks t LEFT JOIN task_metrics m ON m.task_id = t.id
              WHERE t.status != 'running' AND t.finished_at IS NOT NULL
                  AND NOT coalesce(m.imported, 0)
@@ -379,6 +385,7 @@ impl Store {
                 last_call_denied: r.get(16)?,
                 checks_first_round_failed: r.get(17)?,
                 reviewable: r.get(18)?,
+                no_progress: r.get(19)?,
             })
         })?;
         let mut groups: BTreeMap<String, Totals> = BTreeMap::new();

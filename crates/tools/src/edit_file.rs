@@ -65,7 +65,7 @@ fn edit(worktree: &Path, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     if args.old_string == args.new_string {
         return Err(ToolError::Model(
-            "old_string and new_string are the same; nothing to change".into(),
+            "old_string and new_string are the same: this edit changes nothing; give the text to replace and what to replace it with".into(),
         ));
     }
     if std::fs::metadata(&resolved.abs).is_ok_and(|m| m.is_dir()) {

@@ -105,6 +105,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         }),
         checks: ChecksChoice::Repository,
         max_check_rounds: None,
+        max_nudges: a.max_nudges,
         home: s.home,
         repo: root,
         prompt: args.prompt.clone(),
@@ -186,6 +187,11 @@ pub struct SessionArgs {
     /// Stop once the task has cost more than this many US dollars
     #[arg(long)]
     max_cost_usd: Option<f64>,
+    /// Replies without progress (a plan in prose, a promise, a question, a rejected call)
+    /// Bosun answers before the task fails "no progress" (default 3, or max_nudges in
+    /// config.toml)
+    #[arg(long, value_name = "N")]
+    max_nudges: Option<u32>,
     /// Print one JSON event per line instead of a transcript (approval answers are then read
     /// as JSON lines on stdin)
     #[arg(long)]
@@ -361,6 +367,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         fork: None,
         checks,
         max_check_rounds: args.max_check_rounds,
+        max_nudges: a.max_nudges,
         home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),
@@ -426,6 +433,7 @@ fn continue_then(
         mode: s.mode,
         sandbox: !a.no_sandbox,
         env_remove: s.env_remove,
+        max_nudges: a.max_nudges,
     };
     let answerer = Answerer::choose(a.yes, a.json);
     refuse_unpriced_headless(answerer, &spec.home, &repo_root, &spec.provider.model)?;

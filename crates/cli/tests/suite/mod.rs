@@ -14,6 +14,7 @@ mod journal;
 mod model_limits;
 mod modes;
 mod network;
+mod nudges;
 mod prices;
 mod redaction;
 mod resume;

@@ -238,6 +238,14 @@ impl<'a> Doc<'a> {
             EventMsg::Warning(w) => {
                 let _ = writeln!(self.out, "\n> *Warning:* {}", inline(&w.message));
             }
+            EventMsg::Nudge(n) => {
+                let _ = writeln!(
+                    self.out,
+                    "\n> *Nudge ({}):* {}",
+                    n.reason.as_str(),
+                    inline(&n.message)
+                );
+            }
             EventMsg::Review(r) => self.review(r),
             EventMsg::TaskFinished(f) => {
                 self.checks_heading = false;

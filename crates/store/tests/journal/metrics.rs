@@ -417,3 +417,32 @@ fn metrics_group_by_model_and_week_and_filter_by_repo_and_period() {
         "the recent failure is decided"
     );
 }
+
+#[test]
+fn a_task_that_failed_after_its_nudges_counts_as_no_progress() {
+    let (_dir, _path, store) = crate::support::journal();
+    add_task(
+        &store,
+        "hopeless",
+        "a",
+        OLD,
+        vec![
+            p(),
+            finished(TaskStatus::Failed, "no progress after 3 nudges: promise"),
+        ],
+    );
+    add_task(
+        &store,
+        "other",
+        "a",
+        OLD,
+        vec![p(), finished(TaskStatus::Failed, "the model said no")],
+    );
+    let rows = store
+        .stats(StatsGroup::All, &StatsFilter::default())
+        .unwrap();
+    let causes: BTreeMap<String, u64> = [("failed".to_string(), 1), ("no_progress".to_string(), 1)]
+        .into_iter()
+        .collect();
+    assert_eq!(rows[0].failure_causes, causes);
+}

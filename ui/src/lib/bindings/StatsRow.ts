@@ -26,7 +26,8 @@ cost_per_success_usd: number | null, tokens_per_task: number | null, tokens_per_
  */
 seconds_per_task: number | null, seconds_per_success: number | null, 
 /**
- * Cause → unsuccessful tasks: `permission_blocked`, `missing_tool`, `model_error`,
+ * Cause → unsuccessful tasks: `permission_blocked`, `missing_tool`, `no_progress` (the
+ * model made no progress through all of its nudges), `model_error`,
  * `budget`, `step_limit`, `checks_failed`, `interrupted`, `abandoned` (and `failed` when none
  * applies).
  */

@@ -36,6 +36,17 @@ describe("the timeline", () => {
     expect(lines[0].textContent).not.toContain("\u001b");
   });
 
+  it("shows a nudge as one quiet line with the whole message on hover", () => {
+    const message = "Do not ask the user: find out with the tools (read_file, search, list_dir) instead of asking.\n\nThe tools you have: read_file.";
+    const view = render([ev(1, { type: "nudge", reason: "question", message })]);
+    const line = view.querySelector('[data-testid="timeline-nudge"]');
+    expect(line?.getAttribute("data-reason")).toBe("question");
+    expect(line?.getAttribute("title")).toBe(message);
+    expect(line?.textContent?.trim()).toBe(
+      "↻ Nudged the model: it asked something it can find out itself — Do not ask the user: find out with the tools (read_file, search, list_dir) instead of asking.",
+    );
+  });
+
   it("collapses and expands the output panel", () => {
     const view = render();
     const head = view.querySelector<HTMLButtonElement>('[data-tool="run_command"] button');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ev, sampleTask } from "../../test/events";
 import { lineAt, lineCount } from "./terminalText";
-import { applyEvents, argsSummary, emptyTimeline } from "./timeline";
+import { applyEvents, argsSummary, emptyTimeline, nudgeLine } from "./timeline";
 
 describe("applyEvents", () => {
   it("turns a task's events into prompt, answer, tool call, checkpoint and final status", () => {
@@ -48,6 +48,19 @@ describe("applyEvents", () => {
       "Undone: 1 hunk of a.txt put back into the worktree",
       "Merged 2 hunks into main as 1 commit",
     ]);
+  });
+
+  it("shows a nudge as one line: why, and what the model was told", () => {
+    const message = "You said what you will do, but you did not do it: there was no tool call in your reply. Do it now by calling a tool.\n\nThe tools you have: read_file.";
+    const t = applyEvents(emptyTimeline(), [ev(1, { type: "nudge", reason: "promise", message })]);
+    expect(t.items).toHaveLength(1);
+    const item = t.items[0];
+    if (item.kind !== "nudge") throw new Error("expected a nudge");
+    expect(item.reason).toBe("promise");
+    expect(item.message).toBe(message);
+    expect(nudgeLine(item.reason, item.message)).toBe(
+      "Nudged the model: it said what it would do and stopped — You said what you will do, but you did not do it: there was no tool call in your reply. Do it now by calling a tool.",
+    );
   });
 
   it("streams assistant text as it arrives, in one growing entry", () => {

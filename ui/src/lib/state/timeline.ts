@@ -2,6 +2,7 @@ import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ApprovalRequested } from "../bindings/ApprovalRequested";
 import type { Event } from "../bindings/Event";
 import type { NetworkDecision } from "../bindings/NetworkDecision";
+import type { NudgeReason } from "../bindings/NudgeReason";
 import type { PlanItem } from "../bindings/PlanItem";
 import type { ReviewEvent } from "../bindings/ReviewEvent";
 import type { TaskStarted } from "../bindings/TaskStarted";
@@ -43,6 +44,8 @@ export type TimelineItem =
   | (Entry & { kind: "retry"; attempt: number; maxAttempts: number; reason: string })
   | (Entry & { kind: "error"; code: string; message: string })
   | (Entry & { kind: "warning"; code: string; message: string })
+  /** Bosun answered a reply that made no progress; `message` is exactly what the model was told. */
+  | (Entry & { kind: "nudge"; reason: NudgeReason; message: string })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
   /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
@@ -360,6 +363,9 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           next.notes = [...next.notes, { code: ev.code, message: ev.message }];
         }
         break;
+      case "nudge":
+        next.items.push({ ...base, kind: "nudge", reason: ev.reason, message: ev.message });
+        break;
       case "redacted":
         next.items.push({ ...base, kind: "redacted", count: ev.count, kinds: ev.kinds, place: ev.place });
         break;
@@ -513,4 +519,21 @@ export function reviewText(r: ReviewEvent): string {
     case "recreate_worktree":
       return r.checkpoint === 0 ? "The worktree was made again at the base" : `The worktree was made again at checkpoint ${r.checkpoint}`;
   }
+}
+
+/** Why Bosun nudged the model, in words. */
+export const nudgeReasonText: Record<NudgeReason, string> = {
+  prose_plan: "it described a plan instead of doing it",
+  promise: "it said what it would do and stopped",
+  question: "it asked something it can find out itself",
+  unknown_tool: "it called a tool that does not exist",
+  schema_error: "its call had invalid arguments",
+  no_op_edit: "its edit changed nothing",
+  repeated_call: "it repeated a call that had failed",
+};
+
+/** A nudge as one line: why, and the first line of what the model was told. */
+export function nudgeLine(reason: NudgeReason, message: string): string {
+  const first = message.split("\n").find((l) => l.trim() !== "") ?? "";
+  return `Nudged the model: ${nudgeReasonText[reason]} — ${first}`;
 }
