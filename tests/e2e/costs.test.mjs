@@ -207,6 +207,10 @@ describe("costs in the app", () => {
       await app.run("const s = document.querySelector('form[data-new-task] [name=provider]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}));");
     }
     await fill("repo", repo);
+    // The form starts a task once it knows the repository's branches (as a user sees them).
+    await waitFor("the repository's branches in the base select", async () =>
+      (await app.run("return [...document.querySelectorAll('form[data-new-task] [name=base] option')].map(o => o.value);"))?.includes("main"),
+    );
     await fill("base_url", `${mock.url}/v1`);
     await fill("model", "claude-sonnet-4-5");
     await fill("api_key_env", "");
@@ -215,6 +219,11 @@ describe("costs in the app", () => {
     await app.type(prompt, "Say hello");
     await app.type(prompt, "\uE009\uE007\uE000");
 
+    await waitFor("the task in the sidebar", () => app.find(".sidebar [data-task-id]"), 30_000).catch(async (e) => {
+      const said = await app.run("return document.querySelector('form[data-new-task]')?.innerText ?? document.body.innerText;");
+      await screenshot(app, "costs-budget-not-started.png");
+      throw new Error(`${e.message}; the window says: ${said}`);
+    });
     const status = await waitFor(
       "the task to stop",
       () => app.run("const el = document.querySelector('.sidebar [data-task-id]'); return el && el.dataset.status !== 'running' ? el.dataset.status : null;"),
