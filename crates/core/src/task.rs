@@ -629,7 +629,7 @@ impl TaskRun {
         let mut system = bosun_context::system_prompt(&self.worktree_path);
         // The repository's files and the ones the prompt names, so a small model starts from
         // what the task needs (read-denied files are neither listed nor shown).
-        let asked = messages
+        let request = messages
             .iter()
             .rev()
             .find_map(|m| match m {
@@ -638,7 +638,7 @@ impl TaskRun {
             })
             .unwrap_or_default();
         let repo = match self.policy.read() {
-            Ok(policy) => bosun_context::repo_context(&self.worktree_path, asked, &|p: &str| {
+            Ok(policy) => bosun_context::repo_context(&self.worktree_path, request, &|p: &str| {
                 !policy.is_read_denied(p)
             }),
             Err(_) => String::new(),
