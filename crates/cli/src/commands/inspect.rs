@@ -116,26 +116,42 @@ pub fn show(task: &str, json: bool) -> anyhow::Result<ExitCode> {
     let mut after = 0;
     let mut transcript = Transcript::new();
     if !json {
+        let mut tokens = format!("tokens in {}", row.input_tokens);
+        for (n, class) in [
+            (row.cached_input_tokens, "cache read"),
+            (row.cache_write_tokens, "cache write 5m"),
+            (row.cache_write_1h_tokens, "cache write 1h"),
+        ] {
+            if n > 0 {
+                tokens.push_str(&format!(" · {class} {n}"));
+            }
+        }
+        tokens.push_str(&format!(" · out {}", row.output_tokens));
+        if row.reasoning_tokens > 0 {
+            tokens.push_str(&format!(" · reasoning {}", row.reasoning_tokens));
+        }
         writeln!(
             out,
-            "task {} · {} · {} · {} tool calls · tokens in {} out {} · {}",
+            "task {} · {} · {} · {} tool calls · {tokens} · {}",
             row.id,
             row.status.as_str(),
             row.model,
             row.tool_calls,
-            row.input_tokens,
-            row.output_tokens,
             cost_text(&row)
         )?;
         if let Some(removed) = store.task_marks(&row.id)?.transcript_removed {
             writeln!(out, "{}", removed.reason)?;
         }
     }
+    let mut nudges = 0u64;
     loop {
         let events = store.events(&row.id, after, 1000)?;
         let Some(last) = events.last() else { break };
         after = last.seq;
         for ev in &events {
+            if matches!(ev.msg, bosun_protocol::EventMsg::Nudge(_)) {
+                nudges += 1;
+            }
             if json {
                 serde_json::to_writer(&mut out, ev)?;
                 writeln!(out)?;
@@ -143,6 +159,17 @@ pub fn show(task: &str, json: bool) -> anyhow::Result<ExitCode> {
                 transcript.render(ev, &mut out)?;
             }
         }
+    }
+    // Why a task shows few or no tool calls: replies Bosun answered instead of running them.
+    if !json && nudges > 0 {
+        writeln!(
+            out,
+            "{} tool call{} ran; {nudges} repl{} made no progress and {} answered with a nudge (the ↻ lines)",
+            row.tool_calls,
+            if row.tool_calls == 1 { "" } else { "s" },
+            if nudges == 1 { "y" } else { "ies" },
+            if nudges == 1 { "was" } else { "were" },
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -331,4 +331,18 @@ fn the_transcript_shows_a_nudge_as_one_dim_line() {
         "{out}"
     );
     assert_eq!(out.matches("↻ nudge").count(), 1, "{out}");
+
+    // `bosun show` says why the task has fewer tool calls than replies.
+    let task = out
+        .lines()
+        .find_map(|l| l.strip_prefix("▸ task "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let shown = env.bosun().args(["show", &task]).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("1 tool call ran; 1 reply made no progress and was answered with a nudge"),
+        "{shown}"
+    );
 }
