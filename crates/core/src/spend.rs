@@ -473,14 +473,9 @@ fn micros(usd: f64) -> u64 {
     (usd * 1_000_000.0).round().max(0.0) as u64
 }
 
-/// RFC 3339 (as the journal writes it) of `secs` seconds ago.
+/// `secs` seconds ago, as the journal writes times.
 fn seconds_ago(secs: i64) -> String {
-    const FORMAT: &[time::format_description::FormatItem<'static>] = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    (time::OffsetDateTime::now_utc() - time::Duration::seconds(secs))
-        .format(FORMAT)
-        .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_string())
+    bosun_store::rfc3339(time::OffsetDateTime::now_utc() - time::Duration::seconds(secs))
 }
 
 #[cfg(test)]

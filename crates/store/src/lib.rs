@@ -193,10 +193,15 @@ pub fn journal_path() -> PathBuf {
 
 /// The current UTC time as RFC 3339 with milliseconds, e.g. `2026-11-30T03:15:00.123Z`.
 pub fn now_rfc3339() -> String {
+    rfc3339(time::OffsetDateTime::now_utc())
+}
+
+/// `t` in the journal's time format: UTC, RFC 3339 with milliseconds.
+pub fn rfc3339(t: time::OffsetDateTime) -> String {
     const FORMAT: &[time::format_description::FormatItem<'static>] = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
     );
-    time::OffsetDateTime::now_utc()
+    t.to_offset(time::UtcOffset::UTC)
         .format(FORMAT)
         .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_string())
 }

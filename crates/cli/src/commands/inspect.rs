@@ -116,23 +116,17 @@ pub fn show(task: &str, json: bool) -> anyhow::Result<ExitCode> {
     let mut after = 0;
     let mut transcript = Transcript::new();
     if !json {
-        let mut tokens = format!("tokens in {}", row.input_tokens);
-        for (n, class) in [
-            (row.cached_input_tokens, "cache read"),
-            (row.cache_write_tokens, "cache write 5m"),
-            (row.cache_write_1h_tokens, "cache write 1h"),
-        ] {
-            if n > 0 {
-                tokens.push_str(&format!(" · {class} {n}"));
-            }
-        }
-        tokens.push_str(&format!(" · out {}", row.output_tokens));
-        if row.reasoning_tokens > 0 {
-            tokens.push_str(&format!(" · reasoning {}", row.reasoning_tokens));
-        }
+        let tokens = crate::render::token_classes(&bosun_protocol::TokenUsage {
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            cached_input_tokens: row.cached_input_tokens,
+            cache_write_tokens: row.cache_write_tokens,
+            cache_write_1h_tokens: row.cache_write_1h_tokens,
+            reasoning_tokens: row.reasoning_tokens,
+        });
         writeln!(
             out,
-            "task {} · {} · {} · {} tool calls · {tokens} · {}",
+            "task {} · {} · {} · {} tool calls · tokens {tokens} · {}",
             row.id,
             row.status.as_str(),
             row.model,
