@@ -238,7 +238,7 @@ describe("the Bosun app", () => {
     await app.type(prompt, "Create a.txt");
     await screenshot(app, "new-task-form.png");
     // Ctrl+Enter in the prompt starts the task.
-    await app.type(prompt, "\uE009\uE007\uE000");
+    await app.submitKeys();
 
     // The first command waits for approval: the card says what would run and which rule asked.
     const card = "[data-approval-card]";
@@ -304,7 +304,7 @@ describe("the Bosun app", () => {
     const box = await waitFor("the follow-up box", () => app.find('[data-follow-up] [name="message"]'));
     await app.type(box, "Mention b.txt in the README");
     await screenshot(app, "follow-up-box.png");
-    await app.type(box, "\uE009\uE007\uE000");
+    await app.submitKeys();
     await waitFor("the follow-up in the timeline", async () =>
       (await app.run("return [...document.querySelectorAll('[data-role=user]')].map(e => e.textContent);"))?.some((s) =>
         s.includes("Mention b.txt in the README"),
@@ -396,7 +396,7 @@ describe("the Bosun app", () => {
     const prompt = await app.find('form[data-new-task] [name="prompt"]');
     await app.type(prompt, "Look around");
     await screenshot(app, "new-task-with-provider.png");
-    await app.type(prompt, "\uE009\uE007\uE000");
+    await app.submitKeys();
     // It only answered ("Nothing to change here."), so it ends "answered".
     await waitFor("the answered status", () => app.find('[data-kind="finished"] [data-status="answered"]'), 60_000);
     assert.match(await app.textOf('[data-role="assistant"]'), /Nothing to change here\./);
@@ -449,7 +449,7 @@ describe("the Bosun app", () => {
     await fill("api_key_env", "");
     const prompt = await field("prompt");
     await app.type(prompt, "Create a.txt");
-    await app.type(prompt, "\uE009\uE007\uE000");
+    await app.submitKeys();
     await waitFor("the approval card", () => app.find("[data-approval-card]"));
     const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
 

@@ -217,7 +217,7 @@ describe("costs in the app", () => {
     await app.run("const s = document.querySelector('form[data-new-task] [name=mode]'); s.value = 'full-auto'; s.dispatchEvent(new Event('change', {bubbles: true}));");
     const prompt = await field("prompt");
     await app.type(prompt, "Say hello");
-    await app.type(prompt, "\uE009\uE007\uE000");
+    await app.submitKeys();
 
     await waitFor("the task in the sidebar", () => app.find(".sidebar [data-task-id]"), 30_000).catch(async (e) => {
       const said = await app.run("return document.querySelector('form[data-new-task]')?.innerText ?? document.body.innerText;");

@@ -118,6 +118,26 @@ export async function openSession(driverUrl, application) {
           },
         ],
       }),
+    /**
+     * Presses Control+Enter in the focused element (a form's submit). Key actions, not the element's
+     * `value` endpoint: the submit replaces the form, and WebKitWebDriver then fails a `value` call
+     * whose element went away mid-sequence ("unknown error") although the keys were delivered.
+     */
+    submitKeys: () =>
+      wd("POST", `${base}/actions`, {
+        actions: [
+          {
+            type: "key",
+            id: "keyboard",
+            actions: [
+              { type: "keyDown", value: "\uE009" },
+              { type: "keyDown", value: "\uE007" },
+              { type: "keyUp", value: "\uE007" },
+              { type: "keyUp", value: "\uE009" },
+            ],
+          },
+        ],
+      }),
     text: (elementId) => wd("GET", `${base}/element/${elementId}/text`),
     /** The text of the first element matching `css`, or null (read in the page). */
     textOf: (css) =>
