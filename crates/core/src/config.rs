@@ -19,6 +19,7 @@
 
 use crate::CoreError;
 use bosun_model::{
+    ModelProfile, ProfileSource, ToolFormat,
     ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret,
 };
 use serde::{Deserialize, Serialize};
@@ -129,6 +130,75 @@ pub struct ProviderEntry {
     /// The sampling temperature, 0 to 2 (default 0: deterministic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// How the model takes tools and writes edits (`profile = {native_tools = false, edit_format
+    /// = "search-replace", context_window = 32768}`); keys set here are never probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileEntry>,
+}
+
+/// `[providers.NAME] profile`: each key optional; what it leaves out comes from a probe (local
+/// servers) or the default (native tools, edits through the tools).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileEntry {
+    /// The model's own tool calls are reliable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_tools: Option<bool>,
+    /// How tools are offered when native ones are not reliable: `hermes`, `llama3`, `mistral`,
+    /// `json` (or `native`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_format: Option<String>,
+    /// `tools`, `whole` or `search-replace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit_format: Option<String>,
+    /// Tokens the model attends to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+}
+
+impl ProfileEntry {
+    /// No key set.
+    pub fn is_empty(&self) -> bool {
+        self == &ProfileEntry::default()
+    }
+
+    /// `base` with the keys set here put over it (source `config` when any is set). A value
+    /// that is not one of the known ones is an error naming the key and the choices.
+    pub fn apply(&self, name: &str, base: &ModelProfile) -> Result<ModelProfile, CoreError> {
+        let mut p = base.clone();
+        if let Some(n) = self.native_tools {
+            p.native_tools = n;
+        }
+        if let Some(f) = &self.tool_format {
+            p.tool_format = f.parse().map_err(|e: String| {
+                CoreError::Config(format!("provider {name}: profile.tool_format: {e}"))
+            })?;
+        }
+        if let Some(f) = &self.edit_format {
+            p.edit_format = f.parse().map_err(|e: String| {
+                CoreError::Config(format!("provider {name}: profile.edit_format: {e}"))
+            })?;
+        }
+        if let Some(w) = self.context_window {
+            if w < 512 {
+                return Err(CoreError::Config(format!(
+                    "provider {name}: profile.context_window = {w} is too small (at least 512 tokens)"
+                )));
+            }
+            p.context_window = Some(w);
+        }
+        // Native tools off, but no text format chosen: the fenced JSON every model can write.
+        if !p.native_tools && p.tool_format == ToolFormat::Native {
+            p.tool_format = ToolFormat::Json;
+        }
+        if p.native_tools {
+            p.tool_format = ToolFormat::Native;
+        }
+        if !self.is_empty() {
+            p.source = ProfileSource::Config;
+        }
+        Ok(p)
+    }
 }
 
 /// The limit keys of a provider entry, as the Settings screen shows and edits them (`None`: the
@@ -367,6 +437,10 @@ impl ProviderEntry {
                     ))
                 })?,
                 None => Default::default(),
+            },
+            profile: match &self.profile {
+                Some(p) => p.apply(name, &ModelProfile::DEFAULT)?,
+                None => ModelProfile::DEFAULT,
             },
             temperature: match self.temperature {
                 Some(t) if !(0.0..=2.0).contains(&t) => {

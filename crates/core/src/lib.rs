@@ -19,6 +19,7 @@ pub mod export;
 pub mod fork;
 mod guard;
 pub mod nudge;
+pub mod profiles;
 mod policy_files;
 mod preview;
 mod redaction;

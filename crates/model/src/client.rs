@@ -223,6 +223,10 @@ impl ModelClient for HttpModelClient {
         &self.cfg.model
     }
 
+    fn profile(&self) -> &crate::ModelProfile {
+        &self.cfg.profile
+    }
+
     async fn stream(
         &self,
         req: &ModelRequest,

@@ -186,6 +186,8 @@ pub struct ProviderConfig {
     /// `None` sends none (the server's default). OpenAI's reasoning models (o-series, gpt-5)
     /// accept only their default, so none is sent to them.
     pub temperature: Option<f64>,
+    /// How the model takes tools and writes edits (configured, probed or the default).
+    pub profile: crate::ModelProfile,
 }
 
 /// The temperature a request carries when none is configured: deterministic sampling, so a task
@@ -212,6 +214,7 @@ impl ProviderConfig {
             limits: Limits::default(),
             service_tier: ServiceTier::Standard,
             temperature: Some(DEFAULT_TEMPERATURE),
+            profile: crate::ModelProfile::DEFAULT,
         }
     }
 
@@ -231,6 +234,11 @@ impl ProviderConfig {
 
     pub fn with_service_tier(mut self, tier: ServiceTier) -> Self {
         self.service_tier = tier;
+        self
+    }
+
+    pub fn with_profile(mut self, profile: crate::ModelProfile) -> Self {
+        self.profile = profile;
         self
     }
 

@@ -24,6 +24,8 @@ mod error;
 mod message;
 mod openai;
 mod prices;
+mod probe;
+mod profile;
 mod recover;
 mod schema;
 mod sse;
@@ -40,6 +42,8 @@ pub use prices::{
     ServiceTier, SnapshotInfo, TableHeader, TierRates, USER_FILE, UserPrice, import_snapshot,
     write_user_price,
 };
+pub use probe::{ProbeFindings, probe_profile};
+pub use profile::{EditFormat, ModelProfile, ProfileSource, ToolFormat, is_local_url};
 pub use recover::{RecoveredCalls, recover_tool_calls};
 pub use schema::validate_args;
 
@@ -52,6 +56,10 @@ pub trait ModelClient: Send + Sync {
     fn provider(&self) -> &str;
     /// The configured model name.
     fn model(&self) -> &str;
+    /// What is known about the model: how it takes tools and writes edits.
+    fn profile(&self) -> &ModelProfile {
+        &ModelProfile::DEFAULT
+    }
     /// Sends `req`, reporting each streamed piece to `on_event`, and returns the whole response.
     async fn stream(
         &self,

@@ -1,0 +1,142 @@
+//! Model profiles: what `config.toml` says, what a probe found, and the cache of probes in
+//! `$BOSUN_HOME/model-profiles.json` keyed by (base URL, model).
+//!
+//! A loopback or LAN `openai-chat` server's model is probed the first time it is used; any
+//! other server only on `bosun models probe` (never a paid API unasked). Keys the provider's
+//! `profile = {…}` sets are never probed.
+
+use crate::CoreError;
+use crate::config::ProviderEntry;
+use bosun_model::{ApiKind, ModelProfile, ProfileSource, ProviderConfig, is_local_url};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The cache file under `$BOSUN_HOME`.
+pub const PROFILES_FILE: &str = "model-profiles.json";
+
+/// What one probe of a (base URL, model) found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    pub base_url: String,
+    pub model: String,
+    /// The profile the probe chose (source `probe`).
+    pub profile: ModelProfile,
+    /// Where the chat template was read (`llama.cpp /props`, `ollama /api/show`), if anywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_from: Option<String>,
+    /// What the probe observed, one line each ("2 of 2 native tool calls were valid", …).
+    pub findings: Vec<String>,
+    /// When it ran (RFC 3339, UTC).
+    pub probed_at: String,
+}
+
+/// The profile a provider's tasks use, and where each part came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileView {
+    pub profile: ModelProfile,
+    /// The cached probe, if the (base URL, model) was probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeReport>,
+    /// Whether a task would probe it first (a local server, not yet probed, not fully
+    /// configured).
+    pub would_probe: bool,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    /// `"<base_url> <model>"` → report.
+    #[serde(default)]
+    profiles: BTreeMap<String, ProbeReport>,
+}
+
+fn key(base_url: &str, model: &str) -> String {
+    format!("{} {model}", base_url.trim_end_matches('/'))
+}
+
+fn cache_path(home: &Path) -> PathBuf {
+    home.join(PROFILES_FILE)
+}
+
+fn load_cache(home: &Path) -> CacheFile {
+    std::fs::read_to_string(cache_path(home))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// The cached probe of (base URL, model), if any.
+pub fn cached(home: &Path, base_url: &str, model: &str) -> Option<ProbeReport> {
+    load_cache(home).profiles.remove(&key(base_url, model))
+}
+
+/// Keeps `report` in the cache (through a temporary file, so a crash never leaves half a file).
+pub fn save(home: &Path, report: &ProbeReport) -> Result<PathBuf, CoreError> {
+    let mut cache = load_cache(home);
+    cache
+        .profiles
+        .insert(key(&report.base_url, &report.model), report.clone());
+    let path = cache_path(home);
+    let text = serde_json::to_string_pretty(&cache)
+        .map_err(|e| CoreError::Config(format!("cannot write {}: {e}", path.display())))?;
+    std::fs::create_dir_all(home)
+        .map_err(|e| CoreError::Config(format!("cannot create {}: {e}", home.display())))?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| CoreError::Config(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}
+
+/// Whether every key of the profile is set in the provider's entry (nothing left to probe).
+fn fully_configured(entry: &ProviderEntry) -> bool {
+    entry.profile.as_ref().is_some_and(|p| {
+        p.native_tools.is_some() && p.edit_format.is_some() && p.context_window.is_some()
+    })
+}
+
+/// Whether a task would probe this provider's model before its first request.
+pub fn auto_probes(entry: &ProviderEntry, cfg: &ProviderConfig) -> bool {
+    cfg.api == ApiKind::OpenAiChat && is_local_url(&cfg.base_url) && !fully_configured(entry)
+}
+
+/// The profile for `cfg`: the cached probe under the configured keys, or the configured keys
+/// alone, or the default.
+pub fn view(home: &Path, entry: &ProviderEntry, cfg: &ProviderConfig) -> Result<ProfileView, CoreError> {
+    let probe = cached(home, &cfg.base_url, &cfg.model);
+    let base = probe
+        .as_ref()
+        .map(|p| p.profile.clone())
+        .unwrap_or(ModelProfile::DEFAULT);
+    let profile = match &entry.profile {
+        Some(p) if !p.is_empty() => p.apply(&cfg.name, &base)?,
+        _ => base,
+    };
+    let would_probe = probe.is_none() && auto_probes(entry, cfg);
+    Ok(ProfileView {
+        profile,
+        probe,
+        would_probe,
+    })
+}
+
+/// The profile source shown for a view ("config", "probe", "default").
+pub fn source(view: &ProfileView) -> ProfileSource {
+    view.profile.source
+}
+
+/// Probes `cfg`'s server and model (a few short requests: the chat template, two native tool
+/// calls), keeps the report in the cache and returns it.
+pub async fn probe_and_save(home: &Path, cfg: &ProviderConfig) -> Result<ProbeReport, CoreError> {
+    let found = bosun_model::probe_profile(cfg).await?;
+    let report = ProbeReport {
+        base_url: cfg.base_url.trim_end_matches('/').to_string(),
+        model: cfg.model.clone(),
+        profile: found.profile,
+        template_from: found.template_from,
+        findings: found.findings,
+        probed_at: bosun_store::rfc3339(time::OffsetDateTime::now_utc()),
+    };
+    save(home, &report)?;
+    Ok(report)
+}
