@@ -282,6 +282,9 @@ impl BosunConfig {
         }
         entry.limits(name)?;
         positive(name, "max_output_tokens", entry.max_output_tokens)?;
+        if let Some(p) = &entry.profile {
+            p.apply(name, &ModelProfile::DEFAULT)?;
+        }
         let mut config = Self::load(home)?;
         config.providers.insert(name.to_string(), entry);
         if config.default_provider.is_none() {
