@@ -138,6 +138,7 @@ fn start<'a>(
         mode: None,
         max_cost_usd: None,
         forked_from: None,
+        profile: None,
     }))?;
     w.emit(EventMsg::UserMessage(UserMessage {
         text: prompt.into(),
@@ -538,6 +539,8 @@ mod costs {
                 mode: None,
                 max_cost_usd: None,
                 forked_from: None,
+                profile: None,
+                profile: None,
             }))?;
             w.emit(EventMsg::UserMessage(UserMessage {
                 text: prompt.into(),

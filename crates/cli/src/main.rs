@@ -195,6 +195,9 @@ enum Command {
     /// The price table (or one model's entry); `update FILE` imports LiteLLM's price JSON;
     /// `set MODEL` adds a price to $BOSUN_HOME/prices.toml
     Prices(commands::prices::PricesArgs),
+    /// How Bosun talks to each configured model (native or text tool calls, edit format,
+    /// context window); `probe` asks the server and the model
+    Models(commands::models::ModelsArgs),
 }
 
 /// `$BOSUN_HOME`, or the XDG data dir.
@@ -264,6 +267,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => commands::costs::stats(args),
         Command::Policy(p) => commands::policy::policy(p),
         Command::Prices(p) => commands::prices::prices(p),
+        Command::Models(m) => commands::models::models(m),
     };
     match result {
         Ok(code) => code,

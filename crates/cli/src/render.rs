@@ -78,6 +78,9 @@ impl Transcript {
                     t.model
                 )?;
                 writeln!(out, "  worktree {}", t.worktree)?;
+                if let Some(p) = t.profile.as_ref().and_then(bosun_core::profiles::from_info) {
+                    writeln!(out, "  profile {}", bosun_core::profiles::describe(&p))?;
+                }
             }
             EventMsg::TaskResumed(r) => {
                 let what = match r.kind {

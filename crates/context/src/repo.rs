@@ -110,7 +110,8 @@ fn list(
             if !SKIPPED_DIRS.contains(&name.as_str()) && !name.ends_with(".egg-info") {
                 list(&e.path(), &path, depth + 1, readable, out);
             }
-        } else if meta.is_file() && readable(&path) {
+        } else if meta.is_file() && name != ".git" && readable(&path) {
+            // (A worktree's `.git` is a file pointing at the repository: not the project's.)
             out.push(path);
         }
     }

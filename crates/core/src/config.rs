@@ -19,8 +19,8 @@
 
 use crate::CoreError;
 use bosun_model::{
-    ModelProfile, ProfileSource, ToolFormat,
-    ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ProviderConfig, RetryPolicy, Secret,
+    ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, Limits, ModelProfile, ProfileKeys, ProviderConfig,
+    RetryPolicy, Secret,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -162,42 +162,39 @@ impl ProfileEntry {
         self == &ProfileEntry::default()
     }
 
-    /// `base` with the keys set here put over it (source `config` when any is set). A value
-    /// that is not one of the known ones is an error naming the key and the choices.
-    pub fn apply(&self, name: &str, base: &ModelProfile) -> Result<ModelProfile, CoreError> {
-        let mut p = base.clone();
-        if let Some(n) = self.native_tools {
-            p.native_tools = n;
-        }
-        if let Some(f) = &self.tool_format {
-            p.tool_format = f.parse().map_err(|e: String| {
+    /// The keys as typed values; a value that is not one of the known ones is an error naming
+    /// the key and the choices.
+    pub fn keys(&self, name: &str) -> Result<ProfileKeys, CoreError> {
+        let tool_format = match &self.tool_format {
+            Some(f) => Some(f.parse().map_err(|e: String| {
                 CoreError::Config(format!("provider {name}: profile.tool_format: {e}"))
-            })?;
-        }
-        if let Some(f) = &self.edit_format {
-            p.edit_format = f.parse().map_err(|e: String| {
+            })?),
+            None => None,
+        };
+        let edit_format = match &self.edit_format {
+            Some(f) => Some(f.parse().map_err(|e: String| {
                 CoreError::Config(format!("provider {name}: profile.edit_format: {e}"))
-            })?;
+            })?),
+            None => None,
+        };
+        if let Some(w) = self.context_window
+            && w < 512
+        {
+            return Err(CoreError::Config(format!(
+                "provider {name}: profile.context_window = {w} is too small (at least 512 tokens)"
+            )));
         }
-        if let Some(w) = self.context_window {
-            if w < 512 {
-                return Err(CoreError::Config(format!(
-                    "provider {name}: profile.context_window = {w} is too small (at least 512 tokens)"
-                )));
-            }
-            p.context_window = Some(w);
-        }
-        // Native tools off, but no text format chosen: the fenced JSON every model can write.
-        if !p.native_tools && p.tool_format == ToolFormat::Native {
-            p.tool_format = ToolFormat::Json;
-        }
-        if p.native_tools {
-            p.tool_format = ToolFormat::Native;
-        }
-        if !self.is_empty() {
-            p.source = ProfileSource::Config;
-        }
-        Ok(p)
+        Ok(ProfileKeys {
+            native_tools: self.native_tools,
+            tool_format,
+            edit_format,
+            context_window: self.context_window,
+        })
+    }
+
+    /// `base` with the keys set here put over it (see [`ProfileKeys::over`]).
+    pub fn apply(&self, name: &str, base: &ModelProfile) -> Result<ModelProfile, CoreError> {
+        Ok(self.keys(name)?.over(base))
     }
 }
 
@@ -444,6 +441,10 @@ impl ProviderEntry {
             profile: match &self.profile {
                 Some(p) => p.apply(name, &ModelProfile::DEFAULT)?,
                 None => ModelProfile::DEFAULT,
+            },
+            profile_keys: match &self.profile {
+                Some(p) => p.keys(name)?,
+                None => ProfileKeys::default(),
             },
             temperature: match self.temperature {
                 Some(t) if !(0.0..=2.0).contains(&t) => {

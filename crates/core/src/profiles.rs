@@ -7,7 +7,8 @@
 
 use crate::CoreError;
 use crate::config::ProviderEntry;
-use bosun_model::{ApiKind, ModelProfile, ProfileSource, ProviderConfig, is_local_url};
+use bosun_model::{ModelProfile, ProfileSource, ProviderConfig};
+use bosun_protocol::ModelProfileInfo;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -88,21 +89,13 @@ pub fn save(home: &Path, report: &ProbeReport) -> Result<PathBuf, CoreError> {
     Ok(path)
 }
 
-/// Whether every key of the profile is set in the provider's entry (nothing left to probe).
-fn fully_configured(entry: &ProviderEntry) -> bool {
-    entry.profile.as_ref().is_some_and(|p| {
-        p.native_tools.is_some() && p.edit_format.is_some() && p.context_window.is_some()
-    })
-}
-
-/// Whether a task would probe this provider's model before its first request.
-pub fn auto_probes(entry: &ProviderEntry, cfg: &ProviderConfig) -> bool {
-    cfg.api == ApiKind::OpenAiChat && is_local_url(&cfg.base_url) && !fully_configured(entry)
-}
-
 /// The profile for `cfg`: the cached probe under the configured keys, or the configured keys
 /// alone, or the default.
-pub fn view(home: &Path, entry: &ProviderEntry, cfg: &ProviderConfig) -> Result<ProfileView, CoreError> {
+pub fn view(
+    home: &Path,
+    entry: &ProviderEntry,
+    cfg: &ProviderConfig,
+) -> Result<ProfileView, CoreError> {
     let probe = cached(home, &cfg.base_url, &cfg.model);
     let base = probe
         .as_ref()
@@ -112,7 +105,7 @@ pub fn view(home: &Path, entry: &ProviderEntry, cfg: &ProviderConfig) -> Result<
         Some(p) if !p.is_empty() => p.apply(&cfg.name, &base)?,
         _ => base,
     };
-    let would_probe = probe.is_none() && auto_probes(entry, cfg);
+    let would_probe = probe.is_none() && cfg.auto_probe();
     Ok(ProfileView {
         profile,
         probe,
@@ -126,9 +119,25 @@ pub fn source(view: &ProfileView) -> ProfileSource {
 }
 
 /// Probes `cfg`'s server and model (a few short requests: the chat template, two native tool
-/// calls), keeps the report in the cache and returns it.
+/// calls), keeps the report in the cache and returns it. The user asked: any server is probed.
 pub async fn probe_and_save(home: &Path, cfg: &ProviderConfig) -> Result<ProbeReport, CoreError> {
-    let found = bosun_model::probe_profile(cfg).await?;
+    match probe_into_cache(home, cfg, true).await? {
+        Some(report) => Ok(report),
+        None => Err(CoreError::Config(format!(
+            "{} at {} could not be probed",
+            cfg.model, cfg.base_url
+        ))),
+    }
+}
+
+async fn probe_into_cache(
+    home: &Path,
+    cfg: &ProviderConfig,
+    asked: bool,
+) -> Result<Option<ProbeReport>, CoreError> {
+    let Some(found) = bosun_model::probe_profile(cfg, asked).await? else {
+        return Ok(None);
+    };
     let report = ProbeReport {
         base_url: cfg.base_url.trim_end_matches('/').to_string(),
         model: cfg.model.clone(),
@@ -138,5 +147,86 @@ pub async fn probe_and_save(home: &Path, cfg: &ProviderConfig) -> Result<ProbeRe
         probed_at: bosun_store::rfc3339(time::OffsetDateTime::now_utc()),
     };
     save(home, &report)?;
-    Ok(report)
+    Ok(Some(report))
+}
+
+/// What [`complete`] did for a task's provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completed {
+    /// Nothing to find out (not a local server, or every key configured).
+    AsConfigured,
+    /// The cached probe filled in the keys the user left out.
+    Cached(ProbeReport),
+    /// A probe ran now and filled them in (and is cached).
+    Probed(ProbeReport),
+    /// The probe failed: the configured keys over the default are used; the message says why.
+    ProbeFailed(String),
+}
+
+/// Fills in the profile of a task's provider: the keys the user set, over the cached probe of
+/// a local server's model, or a probe run now the first time that model is used.
+pub async fn complete(home: &Path, cfg: &mut ProviderConfig) -> Completed {
+    if !cfg.auto_probe() {
+        return Completed::AsConfigured;
+    }
+    if let Some(report) = cached(home, &cfg.base_url, &cfg.model) {
+        cfg.profile = cfg.profile_keys.over(&report.profile);
+        return Completed::Cached(report);
+    }
+    match probe_into_cache(home, cfg, false).await {
+        Ok(Some(report)) => {
+            cfg.profile = cfg.profile_keys.over(&report.profile);
+            Completed::Probed(report)
+        }
+        Ok(None) => Completed::AsConfigured,
+        Err(e) => Completed::ProbeFailed(e.to_string()),
+    }
+}
+
+/// The profile as a task records it; `None` for the default profile.
+pub fn info(profile: &ModelProfile) -> Option<ModelProfileInfo> {
+    if profile == &ModelProfile::DEFAULT {
+        return None;
+    }
+    Some(ModelProfileInfo {
+        native_tools: profile.native_tools,
+        tool_format: profile.tool_format.as_str().to_string(),
+        edit_format: profile.edit_format.as_str().to_string(),
+        context_window: profile.context_window,
+        source: profile.source.as_str().to_string(),
+    })
+}
+
+/// The profile a task recorded, read back (a resumed or continued task keeps it).
+pub fn from_info(info: &ModelProfileInfo) -> Option<ModelProfile> {
+    Some(ModelProfile {
+        native_tools: info.native_tools,
+        tool_format: info.tool_format.parse().ok()?,
+        edit_format: info.edit_format.parse().ok()?,
+        context_window: info.context_window,
+        source: match info.source.as_str() {
+            "config" => ProfileSource::Config,
+            "probe" => ProfileSource::Probe,
+            _ => ProfileSource::Default,
+        },
+    })
+}
+
+/// One line saying how the model is talked to ("tools as hermes text, edits as search-replace
+/// blocks, 4096-token context (probed)").
+pub fn describe(profile: &ModelProfile) -> String {
+    let tools = if profile.native_tools {
+        "native tool calls".to_string()
+    } else {
+        format!("tools as {} text", profile.tool_format)
+    };
+    let edits = match profile.edit_format {
+        bosun_model::EditFormat::Tools => "edits through the tools".to_string(),
+        f => format!("edits as {f} blocks"),
+    };
+    let window = profile
+        .context_window
+        .map(|w| format!(", {w}-token context"))
+        .unwrap_or_default();
+    format!("{tools}, {edits}{window} ({})", profile.source.as_str())
 }

@@ -165,7 +165,26 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         .or(started.as_ref().and_then(|t| t.max_cost_usd));
     // A fork's conversation began in the task it was forked from.
     let mut messages = rebuild_conversation(&crate::fork::conversation_events(&store, &row.id)?);
-    let client = bosun_model::client(spec.provider.clone())?;
+    let mut provider = spec.provider.clone();
+    // The profile the task ran with, unless this continuation configures the keys anew.
+    let recorded_profile = started
+        .as_ref()
+        .and_then(|t| t.profile.as_ref())
+        .and_then(crate::profiles::from_info);
+    match recorded_profile {
+        Some(p)
+            if provider.profile_keys.is_empty()
+                && started.as_ref().is_some_and(|t| {
+                    t.model == provider.model && t.base_url == provider.base_url
+                }) =>
+        {
+            provider.profile = p;
+        }
+        _ => {
+            crate::profiles::complete(&spec.home, &mut provider).await;
+        }
+    }
+    let client = bosun_model::client(provider)?;
     let prices = load_prices(&spec.home)?;
 
     let (home, repo, id, path, base) = (

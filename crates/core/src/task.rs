@@ -89,7 +89,9 @@ pub fn load_prices(home: &Path) -> Result<PriceTable, CoreError> {
 }
 
 /// Sets a task up (worktree, journal row, first events) and starts its loop.
-pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
+pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
+    // A local server's model is probed the first time it is used (then cached).
+    let completed = crate::profiles::complete(&spec.home, &mut spec.provider).await;
     let client = bosun_model::client(spec.provider.clone())?;
     let prices = load_prices(&spec.home)?;
     let task_id = new_task_id();
@@ -218,7 +220,17 @@ pub async fn start_task(spec: TaskSpec, store: Arc<Store>) -> Result<TaskHandle,
         mode: spec.mode.map(|m| m.as_str().to_string()),
         max_cost_usd: spec.max_cost_usd,
         forked_from: spec.fork.clone(),
+        profile: crate::profiles::info(&spec.provider.profile),
     }))?;
+    if let crate::profiles::Completed::ProbeFailed(why) = &completed {
+        emitter.emit(EventMsg::Warning(Warning {
+            code: "profile_probe_failed".into(),
+            message: format!(
+                "could not probe {} at {} ({why}); its tools are offered natively and edits go through the tools — set [providers.{}] profile in config.toml to choose",
+                spec.provider.model, spec.provider.base_url, spec.provider.name
+            ),
+        }))?;
+    }
     if let Some(cp) = adopted {
         emitter.emit(EventMsg::CheckpointCreated(
             bosun_protocol::CheckpointCreated {

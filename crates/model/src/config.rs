@@ -188,6 +188,8 @@ pub struct ProviderConfig {
     pub temperature: Option<f64>,
     /// How the model takes tools and writes edits (configured, probed or the default).
     pub profile: crate::ModelProfile,
+    /// The profile keys the user set; the others may be found by a probe.
+    pub profile_keys: crate::ProfileKeys,
 }
 
 /// The temperature a request carries when none is configured: deterministic sampling, so a task
@@ -215,6 +217,12 @@ impl ProviderConfig {
             service_tier: ServiceTier::Standard,
             temperature: Some(DEFAULT_TEMPERATURE),
             profile: crate::ModelProfile::DEFAULT,
+            profile_keys: crate::ProfileKeys {
+                native_tools: None,
+                tool_format: None,
+                edit_format: None,
+                context_window: None,
+            },
         }
     }
 
@@ -240,6 +248,15 @@ impl ProviderConfig {
     pub fn with_profile(mut self, profile: crate::ModelProfile) -> Self {
         self.profile = profile;
         self
+    }
+
+    /// Whether a task probes this model before its first request: an OpenAI-compatible server
+    /// on this machine or the local network whose profile the user did not set in full. A
+    /// paid API is never probed unasked.
+    pub fn auto_probe(&self) -> bool {
+        self.api == ApiKind::OpenAiChat
+            && crate::is_local_url(&self.base_url)
+            && !self.profile_keys.is_complete()
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {

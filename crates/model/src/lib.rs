@@ -29,6 +29,7 @@ mod profile;
 mod recover;
 mod schema;
 mod sse;
+mod text_tools;
 
 pub use client::MAX_RETRY_AFTER;
 pub use config::{
@@ -43,7 +44,7 @@ pub use prices::{
     write_user_price,
 };
 pub use probe::{ProbeFindings, probe_profile};
-pub use profile::{EditFormat, ModelProfile, ProfileSource, ToolFormat, is_local_url};
+pub use profile::{EditFormat, ModelProfile, ProfileKeys, ProfileSource, ToolFormat, is_local_url};
 pub use recover::{RecoveredCalls, recover_tool_calls};
 pub use schema::validate_args;
 

@@ -42,10 +42,25 @@ impl Wire for OpenAiChat {
 /// The JSON body of a streaming chat completion request.
 pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
-    if !req.system.is_empty() {
+    // A model whose native tool calls are not reliable gets the tools as text, in its chat
+    // template's format, and the conversation's calls and results written the same way.
+    let text_tools = !cfg.profile.sends_native_tools() && !req.tools.is_empty();
+    if text_tools {
+        let format = cfg.profile.tool_format;
+        let block = crate::text_tools::system_block(format, &req.tools);
+        let system = if req.system.is_empty() {
+            block
+        } else {
+            format!("{}\n\n{block}", req.system)
+        };
+        messages.push(json!({"role": "system", "content": system}));
+        for (role, content) in crate::text_tools::conversation(format, &req.messages) {
+            messages.push(json!({"role": role, "content": content}));
+        }
+    } else if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
     }
-    for m in &req.messages {
+    for m in req.messages.iter().filter(|_| !text_tools) {
         messages.push(match m {
             ChatMessage::User { content } => json!({"role": "user", "content": content}),
             ChatMessage::Assistant {
@@ -92,7 +107,7 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
     if let tier @ (ServiceTier::Priority | ServiceTier::Flex) = cfg.service_tier {
         body["service_tier"] = json!(tier.as_str());
     }
-    if !req.tools.is_empty() {
+    if !req.tools.is_empty() && !text_tools {
         body["tools"] = req
             .tools
             .iter()

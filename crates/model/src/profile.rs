@@ -185,6 +185,63 @@ impl ModelProfile {
     }
 }
 
+/// The profile keys a user set (`[providers.NAME] profile = {…}`); a key left out is decided by
+/// a probe or the default. Set keys are never probed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ProfileKeys {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_tools: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_format: Option<ToolFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit_format: Option<EditFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+}
+
+impl ProfileKeys {
+    pub fn is_empty(&self) -> bool {
+        self == &ProfileKeys::default()
+    }
+
+    /// Nothing is left for a probe to find out.
+    pub fn is_complete(&self) -> bool {
+        self.native_tools.is_some() && self.edit_format.is_some() && self.context_window.is_some()
+    }
+
+    /// `base` with these keys put over it (source `config` when any is set). Native tools off
+    /// with no text format chosen offers fenced JSON; native tools on offers them natively.
+    pub fn over(&self, base: &ModelProfile) -> ModelProfile {
+        let mut p = base.clone();
+        if let Some(n) = self.native_tools {
+            p.native_tools = n;
+        }
+        if let Some(f) = self.tool_format {
+            p.tool_format = f;
+        }
+        if let Some(f) = self.edit_format {
+            p.edit_format = f;
+        }
+        if let Some(w) = self.context_window {
+            p.context_window = Some(w);
+        }
+        if self.tool_format.is_some() && self.native_tools.is_none() {
+            // A text format chosen says the native calls are not to be used.
+            p.native_tools = p.tool_format == ToolFormat::Native;
+        }
+        if !p.native_tools && p.tool_format == ToolFormat::Native {
+            p.tool_format = ToolFormat::Json;
+        }
+        if p.native_tools {
+            p.tool_format = ToolFormat::Native;
+        }
+        if !self.is_empty() {
+            p.source = ProfileSource::Config;
+        }
+        p
+    }
+}
+
 /// Whether `base_url` points at this machine or the local network (loopback, private IPv4
 /// ranges, link-local, `localhost`, `*.local`): the only servers probed without being asked.
 pub fn is_local_url(base_url: &str) -> bool {

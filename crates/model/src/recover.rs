@@ -176,6 +176,64 @@ fn strip_fence(s: &str) -> &str {
 }
 
 fn tag_regions(text: &str) -> Vec<Region> {
+    let mut out = hermes_regions(text);
+    out.extend(marker_regions(text, &out));
+    out
+}
+
+/// Llama 3's `<|python_tag|>` and Mistral's `[TOOL_CALLS]`: the JSON after the marker (an
+/// object or a list of them) is meant as calls.
+fn marker_regions(text: &str, taken: &[Region]) -> Vec<Region> {
+    let mut out = Vec::new();
+    for marker in ["<|python_tag|>", "[TOOL_CALLS]"] {
+        let mut from = 0;
+        while let Some(pos) = text[from..].find(marker) {
+            let start = from + pos;
+            let inner_start = start + marker.len();
+            from = inner_start;
+            if taken.iter().any(|r| start >= r.start && start < r.end) {
+                continue;
+            }
+            let rest = &text[inner_start..];
+            let lead = rest.len() - rest.trim_start().len();
+            let body_start = inner_start + lead;
+            let mut iter =
+                serde_json::Deserializer::from_str(&text[body_start..]).into_iter::<Value>();
+            let (values, mut end) = match iter.next() {
+                Some(Ok(Value::Array(items))) => (
+                    items.into_iter().map(Ok).collect(),
+                    body_start + iter.byte_offset(),
+                ),
+                Some(Ok(v)) => (vec![Ok(v)], body_start + iter.byte_offset()),
+                _ => {
+                    let line_end = text[body_start..]
+                        .find('\n')
+                        .map_or(text.len(), |p| body_start + p);
+                    (json_values(&text[body_start..line_end]), line_end)
+                }
+            };
+            for closer in ["<|eom_id|>", "<|eot_id|>"] {
+                if text[end..].trim_start().starts_with(closer) {
+                    end = end + (text[end..].len() - text[end..].trim_start().len()) + closer.len();
+                }
+            }
+            out.push(Region {
+                start,
+                end,
+                explicit: true,
+                values: if values.is_empty() {
+                    vec![Err(String::new())]
+                } else {
+                    values
+                },
+            });
+            from = end;
+        }
+    }
+    out
+}
+
+fn hermes_regions(text: &str) -> Vec<Region> {
     const OPEN: &str = "<tool_call>";
     const CLOSE: &str = "</tool_call>";
     let mut out = Vec::new();
@@ -359,6 +417,7 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
         },
         Some(v) => v.clone(),
     };
+    let args = near_miss_names(&tool.parameters, args);
     match validate_args(&tool.parameters, &args) {
         Ok(()) => Verdict::Call { name, args },
         Err(problems) => Verdict::Invalid(format!(
@@ -366,6 +425,77 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
              schema: {schema}"
         )),
     }
+}
+
+/// Argument names small models write for the ones a schema has (`file_path` for `path`,
+/// `cmd` for `command`): renamed when the schema lacks the written name, has the meant one, and
+/// the call does not give it already. Anything else is left for the schema check to report.
+fn near_miss_names(schema: &Value, args: Value) -> Value {
+    const ALIASES: &[(&str, &[&str])] = &[
+        (
+            "path",
+            &[
+                "file_path",
+                "filepath",
+                "file",
+                "filename",
+                "file_name",
+                "dir",
+                "directory",
+            ],
+        ),
+        ("command", &["cmd", "shell", "script"]),
+        (
+            "old_string",
+            &["old_str", "old", "old_text", "search", "find", "original"],
+        ),
+        (
+            "new_string",
+            &[
+                "new_str",
+                "new",
+                "new_text",
+                "replace",
+                "replacement",
+                "updated",
+            ],
+        ),
+        (
+            "content",
+            &["contents", "text", "code", "data", "file_content"],
+        ),
+        ("pattern", &["query", "regex", "search_term"]),
+    ];
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return args;
+    };
+    let Value::Object(mut obj) = args else {
+        return args;
+    };
+    let written: Vec<String> = obj.keys().cloned().collect();
+    for key in written {
+        if props.contains_key(&key) {
+            continue;
+        }
+        let norm = key.to_ascii_lowercase().replace('-', "_");
+        let meant = if props.contains_key(&norm) {
+            Some(norm.clone())
+        } else {
+            ALIASES
+                .iter()
+                .find(|(target, names)| {
+                    props.contains_key(*target) && names.contains(&norm.as_str())
+                })
+                .map(|(target, _)| target.to_string())
+        };
+        if let Some(meant) = meant
+            && !obj.contains_key(&meant)
+            && let Some(v) = obj.remove(&key)
+        {
+            obj.insert(meant, v);
+        }
+    }
+    Value::Object(obj)
 }
 
 /// Trims the text and closes the gaps left where calls were taken out.

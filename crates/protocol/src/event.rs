@@ -132,6 +132,28 @@ pub struct TaskStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub forked_from: Option<ForkedFrom>,
+    /// How the model is talked to (its profile), when it is not the default: tools as text, a
+    /// text edit format, a known context window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub profile: Option<ModelProfileInfo>,
+}
+
+/// A model profile as a task records it (see `bosun models`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ModelProfileInfo {
+    /// The API's own tool calls are used.
+    pub native_tools: bool,
+    /// How tools are offered otherwise: `native`, `hermes`, `llama3`, `mistral`, `json`.
+    pub tool_format: String,
+    /// `tools`, `whole` or `search-replace`.
+    pub edit_format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
+    /// `config`, `probe` or `default`.
+    pub source: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -47,6 +47,10 @@ pub struct MockOptions {
     /// 0 picks a free port.
     pub port: u16,
     pub record: Option<PathBuf>,
+    /// What `GET /props` answers, as llama.cpp's server does (`{"chat_template": …,
+    /// "default_generation_settings": {"n_ctx": …}}`); without it, 404 like any other server.
+    /// Neither that request nor the 404 is recorded: a task's profile probe asks it first.
+    pub props: Option<Value>,
 }
 
 struct Shared {
@@ -54,6 +58,7 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     record: Option<Mutex<std::fs::File>>,
     served: AtomicU64,
+    props: Option<Value>,
     /// Set when the server stops: replies that hang or never end finish then.
     stopping: watch::Sender<bool>,
 }
@@ -190,6 +195,7 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         requests: Mutex::new(Vec::new()),
         record,
         served: AtomicU64::new(0),
+        props: options.props.clone(),
         stopping: watch::channel(false).0,
     }))
 }
@@ -231,6 +237,22 @@ async fn handle(
         (&Method::GET, "/_mock/requests") => {
             let all = lock(&shared.requests).clone();
             return json_response(StatusCode::OK, &json!(all));
+        }
+        // What a profile probe asks a server about its model (llama.cpp, Ollama).
+        (&Method::GET, "/props") => {
+            return match &shared.props {
+                Some(p) => json_response(StatusCode::OK, p),
+                None => json_response(
+                    StatusCode::NOT_FOUND,
+                    &json!({"error": {"message": "mock model: no /props configured"}}),
+                ),
+            };
+        }
+        (&Method::POST, "/api/show") => {
+            return json_response(
+                StatusCode::NOT_FOUND,
+                &json!({"error": {"message": "mock model: not an Ollama server"}}),
+            );
         }
         _ => {}
     }

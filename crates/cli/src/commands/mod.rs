@@ -6,6 +6,7 @@ pub mod diff;
 pub mod export;
 pub mod history;
 pub mod inspect;
+pub mod models;
 pub mod policy;
 pub mod prices;
 pub mod review;

@@ -91,7 +91,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         &BosunConfig::load(&home)?,
         &root,
         &bosun_core::repo_settings::Explicit {
-            provider: a.provider.clone(),
+            provider: a.p.provider.clone(),
             max_steps: a.max_steps,
             max_cost_usd: a.max_cost_usd,
         },
@@ -164,23 +164,38 @@ pub struct ContinueArgs {
 }
 
 /// How a task runs: the model, limits, policy, approvals, output.
+/// Which model a task talks to, and how.
 #[derive(Args, Clone)]
-pub struct SessionArgs {
+pub struct ProviderFlags {
     /// A provider from $BOSUN_HOME/config.toml
     #[arg(long, conflicts_with_all = ["api", "base_url"])]
-    provider: Option<String>,
+    pub(crate) provider: Option<String>,
     /// Wire format: openai-chat (OpenAI and compatible servers: Ollama, llama.cpp, vLLM, LM Studio) or anthropic
     #[arg(long)]
-    api: Option<String>,
+    pub(crate) api: Option<String>,
     /// Server base URL, e.g. http://127.0.0.1:11434/v1
     #[arg(long)]
-    base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Model id (overrides the provider's model)
     #[arg(long)]
-    model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Environment variable holding the API key (a local server needs none)
     #[arg(long)]
-    api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
+    /// How tools are offered to the model: native (the API's tool calls) or as text in a
+    /// chat template's format: hermes, llama3, mistral, json (overrides the provider's profile)
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) tool_format: Option<String>,
+    /// How the model writes edits: tools, whole (whole-file blocks) or search-replace
+    /// (overrides the provider's profile)
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) edit_format: Option<String>,
+}
+
+#[derive(Args, Clone)]
+pub struct SessionArgs {
+    #[command(flatten)]
+    pub(crate) p: ProviderFlags,
     /// Stop after this many model requests (default 100; a continuation keeps the task's limit)
     #[arg(long)]
     max_steps: Option<u32>,
@@ -219,8 +234,36 @@ pub struct Recorded {
     pub api_key_env: Option<String>,
 }
 
-fn provider_entry(
-    args: &SessionArgs,
+pub(crate) fn provider_entry(
+    args: &ProviderFlags,
+    config: &BosunConfig,
+    recorded: Option<&Recorded>,
+) -> anyhow::Result<(String, ProviderEntry)> {
+    let (name, mut entry) = named_entry(args, config, recorded)?;
+    if args.tool_format.is_some() || args.edit_format.is_some() {
+        let mut profile = entry.profile.clone().unwrap_or_default();
+        if let Some(f) = &args.tool_format {
+            profile.tool_format = Some(f.clone());
+        }
+        if let Some(f) = &args.edit_format {
+            profile.edit_format = Some(f.clone());
+        }
+        if let Err(e) = profile.keys(&name) {
+            // Said as the flag the user typed.
+            return Err(bosun_core::CoreError::Config(
+                e.to_string()
+                    .replace("profile.tool_format", "--tool-format")
+                    .replace("profile.edit_format", "--edit-format"),
+            )
+            .into());
+        }
+        entry.profile = Some(profile);
+    }
+    Ok((name, entry))
+}
+
+fn named_entry(
+    args: &ProviderFlags,
     config: &BosunConfig,
     recorded: Option<&Recorded>,
 ) -> anyhow::Result<(String, ProviderEntry)> {
@@ -300,14 +343,14 @@ fn session(
     }
     let home = crate::home();
     let config = BosunConfig::load(&home)?;
-    let (name, entry) = match (&args.provider, &args.api, repo_provider) {
+    let (name, entry) = match (&args.p.provider, &args.p.api, repo_provider) {
         // The repository's own provider ([repos."…"] provider) when no flag names one.
         (None, None, Some(repo)) if recorded.is_none() => {
-            let mut with = args.clone();
+            let mut with = args.p.clone();
             with.provider = Some(repo);
             provider_entry(&with, &config, recorded)?
         }
-        _ => provider_entry(args, &config, recorded)?,
+        _ => provider_entry(&args.p, &config, recorded)?,
     };
     let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
     let mut env_remove =
@@ -340,7 +383,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         &BosunConfig::load(&home)?,
         &root,
         &bosun_core::repo_settings::Explicit {
-            provider: a.provider.clone(),
+            provider: a.p.provider.clone(),
             max_steps: a.max_steps,
             max_cost_usd: a.max_cost_usd,
         },

@@ -16,6 +16,7 @@ mod modes;
 mod network;
 mod nudges;
 mod prices;
+mod profiles;
 mod redaction;
 mod resume;
 mod retries;

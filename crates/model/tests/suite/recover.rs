@@ -200,3 +200,54 @@ fn a_python_triple_quoted_string_is_read_as_the_string_it_means() {
     let r = recover_tool_calls(broken, &tools());
     assert!(r.calls.is_empty() && !r.invalid.is_empty(), "{r:?}");
 }
+
+#[test]
+fn llama3_python_tag_and_mistral_tool_calls_markers_are_calls() {
+    let llama =
+        "<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.py\"}}<|eom_id|>";
+    let r = recover_tool_calls(llama, &tools());
+    assert_eq!(r.calls, vec![call(1, "read_file", r#"{"path":"a.py"}"#)]);
+    assert_eq!(r.remaining_text, "");
+    let mistral = "Let me look.\n[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}, {\"name\": \"run_command\", \"arguments\": {\"command\": \"ls\"}}]";
+    let r = recover_tool_calls(mistral, &tools());
+    assert_eq!(
+        r.calls,
+        vec![
+            call(1, "read_file", r#"{"path":"a.py"}"#),
+            call(2, "run_command", r#"{"command":"ls"}"#)
+        ]
+    );
+    assert_eq!(r.remaining_text, "Let me look.");
+    // A marker with something unreadable after it is reported, not taken for prose.
+    let r = recover_tool_calls("[TOOL_CALLS] [{\"name\": \"read_file\", ", &tools());
+    assert!(r.calls.is_empty());
+    assert_eq!(r.invalid.len(), 1, "{:?}", r.invalid);
+}
+
+#[test]
+fn near_miss_argument_names_are_read_as_the_schema_names_them() {
+    let r = recover_tool_calls(
+        "```json\n{\"name\": \"read_file\", \"arguments\": {\"file_path\": \"a.py\"}}\n```\n```json\n{\"name\": \"run_command\", \"arguments\": {\"cmd\": \"ls\"}}\n```",
+        &tools(),
+    );
+    assert_eq!(
+        r.calls,
+        vec![
+            call(1, "read_file", r#"{"path":"a.py"}"#),
+            call(2, "run_command", r#"{"command":"ls"}"#)
+        ]
+    );
+    // Not when the meant name is given too, nor for a name that is no near miss: the schema
+    // check says what is wrong.
+    let r = recover_tool_calls(
+        "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\", \"file\": \"b.py\"}}\n```\n```json\n{\"name\": \"read_file\", \"arguments\": {\"content\": \"x\"}}\n```",
+        &tools(),
+    );
+    assert!(r.calls.is_empty(), "{:?}", r.calls);
+    assert_eq!(r.invalid.len(), 2, "{:?}", r.invalid);
+    assert!(
+        r.invalid.iter().all(|m| m.contains("JSON schema")),
+        "{:?}",
+        r.invalid
+    );
+}

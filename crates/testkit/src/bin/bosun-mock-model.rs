@@ -1,4 +1,4 @@
-//! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl]`: serves a scripted
+//! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl] [--props FILE.json]`: serves a scripted
 //! model (OpenAI Chat Completions at `/v1/chat/completions`, Anthropic Messages at
 //! `/v1/messages`) and prints `listening http://127.0.0.1:PORT` as its first line.
 
@@ -23,6 +23,10 @@ struct Args {
     /// Append every request received as a JSON line to this file.
     #[arg(long)]
     record: Option<PathBuf>,
+    /// A JSON file `GET /props` answers with, as llama.cpp's server does (its chat template
+    /// and context size); without it, 404.
+    #[arg(long)]
+    props: Option<PathBuf>,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -36,11 +40,22 @@ async fn main() -> anyhow::Result<()> {
             args.script.display()
         )
     })?;
+    let props = match &args.props {
+        Some(path) => Some(
+            serde_json::from_str(
+                &std::fs::read_to_string(path)
+                    .with_context(|| format!("while reading {}", path.display()))?,
+            )
+            .with_context(|| format!("while parsing {} as JSON", path.display()))?,
+        ),
+        None => None,
+    };
     let server = MockModelServer::start_with(
         replies,
         MockOptions {
             port: args.port,
             record: args.record.clone(),
+            props,
         },
     )
     .await
