@@ -395,8 +395,15 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
         return if explicit || args.is_some() {
             Verdict::Invalid(format!(
                 "The tool call `{name}` was not run: there is no tool of that name. Available \
-                 tools: {}.",
-                names()
+                 tools: {}.{}",
+                names(),
+                match meant_tool(&name, args, tools) {
+                    Some(t) => format!(
+                        " It looks like you meant `{}`; its arguments must match this JSON schema: {}",
+                        t.name, t.parameters
+                    ),
+                    None => String::new(),
+                }
             ))
         } else {
             Verdict::Text
@@ -425,6 +432,43 @@ fn judge(value: &Result<Value, String>, tools: &[ToolSpec], explicit: bool) -> V
              schema: {schema}"
         )),
     }
+}
+
+/// The tool a call to an unknown name seems to mean: the one whose schema shares the most
+/// argument names with the call (after [`near_miss_names`]), or failing that whose name shares a
+/// word with it (`update_file` → `edit_file`); none when nothing points anywhere.
+fn meant_tool<'a>(name: &str, args: Option<&Value>, tools: &'a [ToolSpec]) -> Option<&'a ToolSpec> {
+    let score = |t: &ToolSpec| -> (usize, usize) {
+        let props = t.parameters.get("properties").and_then(Value::as_object);
+        let shared = match (
+            args.cloned().map(|a| near_miss_names(&t.parameters, a)),
+            props,
+        ) {
+            (Some(Value::Object(a)), Some(p)) => a.keys().filter(|k| p.contains_key(*k)).count(),
+            _ => 0,
+        };
+        let words = |n: &str| -> Vec<String> {
+            n.to_ascii_lowercase()
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| w.len() > 2)
+                .map(str::to_string)
+                .collect()
+        };
+        let theirs = words(&t.name);
+        let named = words(name).iter().filter(|w| theirs.contains(w)).count();
+        (shared, named)
+    };
+    let best = tools
+        .iter()
+        .map(|t| (score(t), t))
+        .max_by_key(|(s, _)| *s)?;
+    let ((shared, named), tool) = best;
+    if shared == 0 && named == 0 {
+        return None;
+    }
+    // A tie says nothing.
+    let ties = tools.iter().filter(|t| score(t) == (shared, named)).count();
+    (ties == 1).then_some(tool)
 }
 
 /// Argument names small models write for the ones a schema has (`file_path` for `path`,

@@ -251,3 +251,31 @@ fn near_miss_argument_names_are_read_as_the_schema_names_them() {
         r.invalid
     );
 }
+
+#[test]
+fn an_unknown_tool_is_answered_with_the_schema_of_the_tool_it_seems_to_mean() {
+    let r = recover_tool_calls(
+        "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"a.py\"}}\n```",
+        &tools(),
+    );
+    assert!(r.calls.is_empty());
+    assert_eq!(r.invalid.len(), 1);
+    let said = &r.invalid[0];
+    assert!(said.contains("no tool of that name"), "{said}");
+    assert!(
+        said.contains("It looks like you meant `read_file`"),
+        "{said}"
+    );
+    assert!(said.contains("\"offset\""), "the schema: {said}");
+    // Nothing to go by: only the list.
+    let r = recover_tool_calls(
+        "```json\n{\"name\": \"rename_function\", \"arguments\": {\"old\": \"f\", \"new\": \"g\"}}\n```",
+        &tools(),
+    );
+    assert!(!r.invalid[0].contains("looks like"), "{}", r.invalid[0]);
+    assert!(
+        r.invalid[0].contains("Available tools: read_file, run_command"),
+        "{}",
+        r.invalid[0]
+    );
+}
