@@ -955,12 +955,18 @@ impl TaskRun {
                 }
             }
             if !invalid.is_empty() {
-                messages.push(ChatMessage::User {
-                    content: format!(
-                        "The calls above ran. These in your reply were not run:\n{}",
-                        invalid.join("\n")
-                    ),
-                });
+                let mut content = format!(
+                    "The calls above ran. These in your reply were not run:\n{}",
+                    invalid.join("\n")
+                );
+                self.note_redacted(self.redaction.text(&mut content))?;
+                // Every rejected call is in the journal, also beside calls that ran (not a
+                // nudge: the reply made progress).
+                self.emitter.emit(EventMsg::Warning(Warning {
+                    code: "calls_not_run".into(),
+                    message: content.clone(),
+                }))?;
+                messages.push(ChatMessage::User { content });
             }
             if !repeated.is_empty() {
                 let content = repeated.join("\n\n");

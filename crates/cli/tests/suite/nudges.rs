@@ -346,3 +346,42 @@ fn the_transcript_shows_a_nudge_as_one_dim_line() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_fence_with_one_valid_and_two_malformed_objects_runs_the_valid_one_and_reports_the_others() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text(
+            "```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"README.md\", \"old_string\": \"# demo\", \"new_string\": \"# demo app\"}}\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"NOTES.md\", \"content\": 'single quotes'}}\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"README.md\", \"content\": \"x\"}}\n```",
+        ),
+        text("I renamed the project in README.md."),
+    ])
+    .unwrap();
+    let run = env.run(
+        &server,
+        "Rename the project to demo app in the README",
+        &["--no-checks"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let ends = run.tool_ends();
+    assert_eq!(ends.len(), 1, "only the valid call ran");
+    assert_eq!(ends[0].call_id.0, "recovered_1");
+    assert!(!run.worktree().join("NOTES.md").exists());
+    // The other two are told to the model after the result, and journaled.
+    let told = last_message(&server, 1);
+    let told = told["content"].as_str().unwrap();
+    assert!(told.starts_with("The calls above ran. These in your reply were not run:"), "{told}");
+    assert!(told.contains("it is not JSON"), "{told}");
+    assert!(told.contains("The tool call `edit_file` was not run"), "{told}");
+    let warned: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "calls_not_run" => Some(w.message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warned, vec![told]);
+    assert!(nudges(&run).is_empty(), "progress was made: no nudge");
+}
