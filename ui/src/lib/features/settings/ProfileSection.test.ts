@@ -181,6 +181,19 @@ describe("the Model profile of the provider editor", () => {
     expect(target.querySelector<HTMLButtonElement>("[data-probe-provider]")!.disabled).toBe(false);
   });
 
+  it("when the profile cannot be read, says so and saves the provider without touching its profile", async () => {
+    const { target, calls, submit } = await renderEditor(local, (cmd) => {
+      if (cmd === "provider_profile") throw { code: "config", message: "provider local: profile.tool_format: unknown tool format `xml`" };
+      if (cmd === "save_provider") return settings;
+      return null;
+    });
+    expect(target.querySelector("[data-profile-error]")?.textContent).toContain("unknown tool format `xml`");
+    expect(target.querySelector('[name="profile_edit_format"]')).toBeNull();
+    await submit();
+    const save = calls.find((c) => c.cmd === "save_provider")!;
+    expect(save.args.provider).not.toHaveProperty("profile");
+  });
+
   it("shows a successful probe's findings and the sources read again", async () => {
     const before: ProviderProfile = { ...probed, probe: null, sources: { ...probed.sources, native_tools: "default" } };
     let probedYet = false;
