@@ -58,6 +58,8 @@ fn main() {
         "history_search",
         "get_budgets",
         "save_budgets",
+        "provider_profile",
+        "probe_provider",
         "cost_dashboard",
         "task_usage",
         "cost_stats",

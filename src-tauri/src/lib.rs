@@ -121,6 +121,8 @@ pub fn run() -> Result<(), tauri::Error> {
             settings::ipc::data_usage,
             settings::ipc::get_budgets,
             settings::ipc::save_budgets,
+            settings::ipc::provider_profile,
+            settings::ipc::probe_provider,
             commands::continue_task,
             commands::list_branches,
             quit::quit_app,

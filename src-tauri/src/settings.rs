@@ -5,6 +5,7 @@
 use crate::error::IpcError;
 use crate::probe::{self, Detected, PRESETS, Preset};
 use crate::secrets::{self, KeychainStatus};
+use bosun_core::config::ProfileEntry;
 use bosun_core::{BosunConfig, PolicyFiles, ProviderEntry, ProviderLimits};
 use bosun_policy::{Layer, Mode, Policy};
 use bosun_protocol::ToolAction;
@@ -53,6 +54,10 @@ pub struct ProviderInput {
     pub api_key_env: Option<String>,
     #[serde(default)]
     pub limits: ProviderLimits,
+    /// The model profile keys set (the others are left to a probe or the default); absent: the
+    /// saved provider's profile is kept as it is.
+    #[serde(default)]
+    pub profile: Option<ProfileEntry>,
 }
 
 fn nonempty(v: Option<String>) -> Option<String> {
@@ -105,12 +110,23 @@ pub fn save_provider(
             input.api
         )));
     }
+    // What the editor does not show (retries, service tier, temperature) stays as it was.
+    let saved = BosunConfig::load(home)
+        .map_err(|e| config_error(e.to_string()))?
+        .providers
+        .remove(previous.as_deref().unwrap_or(name))
+        .unwrap_or_default();
+    let profile = match input.profile {
+        Some(p) => Some(p).filter(|p| !p.is_empty()),
+        None => saved.profile.clone(),
+    };
     let entry = ProviderEntry {
         api: input.api,
         base_url: nonempty(input.base_url),
         model: input.model.trim().to_string(),
         api_key_env: nonempty(input.api_key_env),
-        ..ProviderEntry::default()
+        profile,
+        ..saved
     }
     .with_limit_keys(input.limits);
     let key = nonempty(api_key);
@@ -298,6 +314,8 @@ pub async fn detect_servers() -> Vec<Detected> {
 pub mod budgets;
 /// The commands of the Settings screen and the setup screen: each is one call to the above.
 pub mod ipc;
+/// The Model profile of a saved provider: its keys' sources, and probing it.
+pub mod profile;
 
 #[cfg(test)]
 mod tests {
@@ -350,6 +368,7 @@ mod tests {
                 first_byte_timeout_secs: Some(900),
                 ..ProviderLimits::default()
             },
+            profile: None,
         };
         save_provider(
             home.path(),
@@ -414,5 +433,56 @@ mod tests {
             .providers
             .is_empty()
         );
+    }
+
+    #[test]
+    fn a_profile_is_saved_with_only_its_set_keys_and_kept_when_the_editor_sends_none() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            "[providers.bosun-test-prof-7f3a]\napi = \"openai-chat\"\nmodel = \"m\"\n\
+             base_url = \"http://127.0.0.1:8080/v1\"\ntemperature = 0.5\n",
+        )
+        .unwrap();
+        let input = |profile| ProviderInput {
+            api: "openai-chat".into(),
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            model: "m".into(),
+            api_key_env: Some("LOCAL_KEY".into()),
+            limits: ProviderLimits::default(),
+            profile,
+        };
+        let name = "bosun-test-prof-7f3a";
+        let set = ProfileEntry {
+            native_tools: Some(false),
+            edit_format: Some("search-replace".into()),
+            ..ProfileEntry::default()
+        };
+        save_provider(home.path(), name, input(Some(set.clone())), None, None).unwrap();
+        let saved = |home: &Path| BosunConfig::load(home).unwrap().providers[name].clone();
+        assert_eq!(saved(home.path()).profile, Some(set.clone()));
+        // Not shown in the editor, so not lost by it.
+        assert_eq!(saved(home.path()).temperature, Some(0.5));
+        let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
+        assert!(!text.contains("context_window"), "{text}");
+        assert!(!text.contains("tool_format"), "{text}");
+
+        save_provider(home.path(), name, input(None), None, None).unwrap();
+        assert_eq!(saved(home.path()).profile, Some(set));
+        let bad = ProfileEntry {
+            context_window: Some(100),
+            ..ProfileEntry::default()
+        };
+        let err = save_provider(home.path(), name, input(Some(bad)), None, None).unwrap_err();
+        assert!(err.message.contains("context_window"), "{}", err.message);
+        save_provider(
+            home.path(),
+            name,
+            input(Some(ProfileEntry::default())),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(saved(home.path()).profile, None);
     }
 }

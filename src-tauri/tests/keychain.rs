@@ -62,6 +62,7 @@ fn without_a_keychain_settings_say_so_and_refuse_the_key_instead_of_writing_it_d
             model: "test-model".into(),
             api_key_env: None,
             limits: Default::default(),
+            profile: None,
         };
         let err = settings::save_provider(
             &home,
@@ -136,6 +137,7 @@ fn inside_the_session(root: &Path) {
         model: "test-model".into(),
         api_key_env: None,
         limits: Default::default(),
+        profile: None,
     };
     settings::save_provider(&home, &name, provider, Some(KEY.into()), None).unwrap();
 

@@ -112,3 +112,16 @@ pub fn save_budgets(
     super::budgets::save_budgets(&home(), repo.clone(), budgets)?;
     super::budgets::budgets(&home(), repo)
 }
+
+/// The profile a saved provider's tasks use, each key with where it came from.
+#[tauri::command(async)]
+pub fn provider_profile(name: String) -> Result<super::profile::ProviderProfile, IpcError> {
+    super::profile::provider_profile(&home(), &name)
+}
+
+/// Probes a saved provider's model (a few short requests) and keeps the report; `probe` when it
+/// fails.
+#[tauri::command]
+pub async fn probe_provider(name: String) -> Result<bosun_core::profiles::ProbeReport, IpcError> {
+    super::profile::probe_provider(&home(), &name).await
+}

@@ -56,6 +56,61 @@ export interface ProviderInput {
   api_key_env?: string;
   /** Only the limits set; left out, every limit takes its default. */
   limits?: Partial<ProviderLimits>;
+  /** The model profile keys set (the others: probed or default); left out, the saved ones stay. */
+  profile?: ProfileEntry;
+}
+
+/** How tools are offered as text when native tool calls are not reliable (crates/model/src/profile.rs `ToolFormat`). */
+export type ToolFormat = "native" | "hermes" | "llama3" | "mistral" | "json";
+/** How the model writes edits (crates/model/src/profile.rs `EditFormat`). */
+export type EditFormat = "tools" | "whole" | "search-replace";
+
+/** What Bosun knows about one model (crates/model/src/profile.rs `ModelProfile`). */
+export interface ModelProfile {
+  native_tools: boolean;
+  tool_format: ToolFormat;
+  edit_format: EditFormat;
+  /** Tokens; absent when unknown. */
+  context_window?: number;
+  source: "default" | "config" | "probe";
+}
+
+/** `[providers.NAME] profile = {…}`: only the keys set (crates/core/src/config.rs `ProfileEntry`). */
+export interface ProfileEntry {
+  native_tools?: boolean;
+  tool_format?: ToolFormat;
+  edit_format?: EditFormat;
+  context_window?: number;
+}
+
+/** What one probe of a server and model found (crates/core/src/profiles.rs `ProbeReport`). */
+export interface ProbeReport {
+  base_url: string;
+  model: string;
+  profile: ModelProfile;
+  template_from?: string;
+  findings: string[];
+  /** RFC 3339, UTC. */
+  probed_at: string;
+}
+
+/** Where one key of the profile in effect came from (src-tauri/src/settings/profile.rs `KeySource`). */
+export type KeySource = "config" | "probe" | "default";
+export type ProfileKey = "native_tools" | "tool_format" | "edit_format" | "context_window";
+
+/** A saved provider's model profile (src-tauri/src/settings/profile.rs `ProviderProfile`). */
+export interface ProviderProfile {
+  name: string;
+  /** The profile its tasks use. */
+  profile: ModelProfile;
+  /** The keys config.toml sets. */
+  configured: ProfileEntry;
+  sources: Record<ProfileKey, KeySource>;
+  probe: ProbeReport | null;
+  /** A task would probe it before its first request. */
+  would_probe: boolean;
+  /** Its base URL is this machine or the local network. */
+  local: boolean;
 }
 
 export interface Detected {
@@ -102,6 +157,12 @@ export const setDefaults = (defaultProvider: string | null, defaultMode: string 
 /** Lists the provider's models, which tests its address and key. */
 export const testProvider = (provider: ProviderInput, apiKey?: string, savedAs?: string): Promise<string[]> =>
   call("test_provider", { provider, apiKey: apiKey || null, savedAs: savedAs ?? null });
+
+/** A saved provider's model profile, each key with where it came from. */
+export const providerProfile = (name: string): Promise<ProviderProfile> => call("provider_profile", { name });
+
+/** Probes a saved provider's model and keeps the report; rejects with code `probe` when the probe fails. */
+export const probeProvider = (name: string): Promise<ProbeReport> => call("probe_provider", { name });
 
 /** Local servers answering on their default ports (127.0.0.1 only). */
 export const detectServers = (): Promise<Detected[]> => call("detect_servers");

@@ -85,7 +85,7 @@ describe("the first-run setup screen", () => {
     expect(calls.map((c) => c.cmd)).toEqual(["test_provider", "save_provider"]);
     expect(calls[1].args).toEqual({
       name: "ollama",
-      provider: { api: "openai-chat", model: "qwen2.5-coder:7b", base_url: "http://127.0.0.1:11434/v1" },
+      provider: { api: "openai-chat", model: "qwen2.5-coder:7b", base_url: "http://127.0.0.1:11434/v1", profile: {} },
       apiKey: null,
       previous: null,
     });
