@@ -540,7 +540,6 @@ mod costs {
                 max_cost_usd: None,
                 forked_from: None,
                 profile: None,
-                profile: None,
             }))?;
             w.emit(EventMsg::UserMessage(UserMessage {
                 text: prompt.into(),
