@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, requireBinaries, screenshot } from "./support.mjs";
+import { bin, requireBinaries, screenshot, startMockModel } from "./support.mjs";
 
 const editor = "[data-settings] [data-provider-editor]";
 const section = `${editor} [data-model-profile]`;
@@ -110,5 +110,52 @@ describe("model profiles in Settings", () => {
     await app.run("document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", section);
     t.diagnostic(`screenshot: ${await screenshot(app, "profile-dark.png")}`);
     await theme(app, "light");
+  });
+  it("probes a llama.cpp server's model and shows what it found", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun-mock-model");
+    const home = join(work, "probe-home");
+    mkdirSync(home, { recursive: true });
+    const mockDir = join(work, "mock-probe");
+    mkdirSync(mockDir, { recursive: true });
+    // The model writes both probe calls as text, as Qwen2.5-Coder-1.5B does behind llama.cpp.
+    const asText = (name, path) => ({
+      kind: "reply",
+      text: `<tool_call>\n{"name": "${name}", "arguments": {"path": "${path}"}}\n</tool_call>`,
+      usage: { input_tokens: 60, output_tokens: 20 },
+    });
+    const mock = await startMockModel(mockDir, [asText("read_file", "README.md"), asText("list_dir", "src")], {
+      props: {
+        chat_template: "{%- if tools %}# Tools\n<tools></tools>\n<tool_call>\n{\"name\": <function-name>}\n</tool_call>{%- endif %}",
+        default_generation_settings: { n_ctx: 4096 },
+      },
+    });
+    t.after(() => mock.stop());
+    writeFileSync(
+      join(home, "config.toml"),
+      `default_provider = "local"\n\n[providers.local]\napi = "openai-chat"\nbase_url = "${mock.url}/v1"\nmodel = "qwen2.5-coder-1.5b"\n`,
+    );
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await waitFor("the app to load", () => app.find(".sidebar"));
+    await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));
+    await edit(app, "local");
+    await app.click(await app.find(`${section} [data-probe-provider]`));
+    await waitFor("the probe's findings", () => app.find(`${section} [data-probe-findings], ${section} [data-probe-error]`), 30_000);
+    assert.equal(await app.textOf(`${section} [data-probe-error]`), null);
+    const findings = await app.textOf(`${section} [data-probe-findings]`);
+    assert.match(findings, /hermes format/, findings);
+    assert.match(findings, /0 of 2 native tool calls came back valid; 2 written as text instead/, findings);
+    // What is in effect now comes from the probe.
+    await waitFor("the probed profile", async () => /probed/.test(await nowText(app, "tool_format")));
+    assert.match(await nowText(app, "native_tools"), /^no probed/);
+    assert.match(await nowText(app, "tool_format"), /^hermes probed/);
+    assert.match(await nowText(app, "edit_format"), /^search-replace probed/);
+    assert.match(await nowText(app, "context_window"), /^4,096 tokens probed/);
+    const cache = JSON.parse(readFileSync(join(home, "model-profiles.json"), "utf8"));
+    assert.equal(cache.profiles[`${mock.url}/v1 qwen2.5-coder-1.5b`].profile.tool_format, "hermes");
+    await app.run("document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", section);
+    t.diagnostic(`screenshot: ${await screenshot(app, "profile-probed.png")}`);
   });
 });

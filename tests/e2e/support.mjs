@@ -31,10 +31,17 @@ export function hasCommand(name) {
 }
 
 /** Starts the scripted mock model (recording requests to dir/rec.jsonl); resolves with its base URL once it listens. */
-export async function startMockModel(dir, script) {
+export async function startMockModel(dir, script, { props } = {}) {
   const scriptPath = join(dir, "script.json");
   writeFileSync(scriptPath, JSON.stringify(script));
-  const child = spawn(bin("bosun-mock-model"), ["--script", scriptPath, "--record", join(dir, "rec.jsonl")], {
+  const args = ["--script", scriptPath, "--record", join(dir, "rec.jsonl")];
+  if (props) {
+    // What llama.cpp's server answers on GET /props (its chat template, its context size).
+    const propsPath = join(dir, "props.json");
+    writeFileSync(propsPath, JSON.stringify(props));
+    args.push("--props", propsPath);
+  }
+  const child = spawn(bin("bosun-mock-model"), args, {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout });
