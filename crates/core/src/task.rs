@@ -903,7 +903,12 @@ impl TaskRun {
                 // A plan, a promise or a question instead of work: answered, and the loop goes on.
                 let changed = self.checkpointer.changed_anything();
                 if let Some(reason) = crate::nudge::classify(&asked, &text, changed) {
-                    let content = crate::nudge::message(reason, &tools);
+                    let mut content = crate::nudge::message(reason, &tools);
+                    // Edits are blocks in this format, not tool calls: said again.
+                    if edit_format != bosun_model::EditFormat::Tools {
+                        content.push_str("\n\n");
+                        content.push_str(bosun_model::instructions(edit_format));
+                    }
                     if let Some(outcome) = self.nudge(reason, &content)? {
                         return Ok(outcome);
                     }

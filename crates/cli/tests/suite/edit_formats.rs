@@ -262,6 +262,9 @@ fn the_request_offers_no_edit_tools_and_says_the_format_while_the_default_is_unc
         }
         let system = system_prompt(req);
         assert!(system.contains(marker), "{format}: {system}");
+        // A small model's first request stays small (about 4 bytes a token).
+        let size = req.body.to_string().len();
+        assert!(size < 8_000, "{format}: the first request is {size} bytes");
         assert!(
             system.contains("do not call edit_file, write_file or apply_patch"),
             "{system}"
@@ -364,4 +367,63 @@ fn a_plain_code_fence_without_a_path_changes_nothing_in_search_replace_mode() {
     assert!(ok, "{err}");
     assert!(!stat.contains("src/lib.rs"), "{stat}");
     assert_eq!(server.model_requests().len(), 1);
+}
+
+#[test]
+fn a_reply_of_blocks_with_plan_words_is_work_not_a_prose_plan() {
+    let env = Env::new();
+    // The block's SEARCH is indented 4 more than the file: edit_file's indentation
+    // fallback applies it, re-indented.
+    let shifted = "src/lib.rs\n```rust\n<<<<<<< SEARCH\n    pub fn greeting(name: &str) -> String {\n        format!(\"Hello, {name}!\")\n=======\n    pub fn greeting(name: &str) -> String {\n        format!(\"Hi, {name}!\")\n>>>>>>> REPLACE\n```";
+    let server = MockModelServer::start_blocking(vec![
+        text(&format!(
+            "Here is the updated code. I will:\n1. Change the greeting.\n2. Save the file.\n\n{shifted}"
+        )),
+        text("The greeting is now Hi."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("search-replace"));
+    let run = run_small(&env, "Greet with Hi");
+    assert_eq!(run.finished().0, TaskStatus::Completed, "{}", run.stderr());
+    assert!(
+        !run.events
+            .iter()
+            .any(|e| matches!(e.msg, EventMsg::Nudge(_))),
+        "nudged: {:?}",
+        run.kinds()
+    );
+    assert!(
+        std::fs::read_to_string(run.worktree().join("src/lib.rs"))
+            .unwrap()
+            .contains("\n    format!(\"Hi, {name}!\")\n")
+    );
+    assert!(tool_result(&server, "recovered_1").contains("indentation shifted"));
+}
+
+#[test]
+fn a_prose_plan_in_a_text_format_is_nudged_with_the_format() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text("I will follow these steps:\n1. Open src/lib.rs.\n2. Change the greeting."),
+        text(SR_LIB),
+        text("Done: the greeting is Hi."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("search-replace"));
+    let run = run_small(&env, "Greet with Hi");
+    assert_eq!(run.finished().0, TaskStatus::Completed, "{}", run.stderr());
+    let nudge = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Nudge(n) => Some(n.clone()),
+            _ => None,
+        })
+        .expect("a nudge");
+    assert_eq!(nudge.reason, NudgeReason::ProsePlan);
+    assert!(
+        nudge.message.contains("<<<<<<< SEARCH"),
+        "{}",
+        nudge.message
+    );
 }
