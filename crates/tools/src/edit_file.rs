@@ -129,7 +129,7 @@ fn edit(worktree: &Path, args: &Args) -> Result<ToolOutput, ToolError> {
             LooseMatch::None => {}
         }
         let mut msg = format!(
-            "old_string was not found in `{rel}`; it must match exactly, whitespace included."
+            "old_string was not found in `{rel}`, not even ignoring trailing whitespace or a shift of indentation; every other character must match exactly."
         );
         if let Some(closest) = closest_lines(&text, &args.old_string) {
             msg.push_str(&format!("\nThe closest lines are:\n{closest}"));
