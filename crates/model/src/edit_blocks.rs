@@ -23,6 +23,10 @@
 //! reported, so a file meant to be written is not silently dropped. In `SearchReplace` mode a
 //! fence without SEARCH markers is never an edit (with or without a path line).
 //!
+//! **Fences inside fences.** A fence opened inside a block with a language (a Markdown file's
+//! ```` ```sh ```` … ```` ``` ````) is part of the content, and so is any fence line between
+//! `<<<<<<< SEARCH` and `>>>>>>> REPLACE`; a bare ```` ``` ```` otherwise ends the block.
+//!
 //! Never an edit: a fence holding a tool call (`{"name": …, "arguments": …}`; those are
 //! [`crate::recover_tool_calls`]'s). What looked like an edit but cannot be applied (markers
 //! out of order, no `>>>>>>> REPLACE`, no path, a refused path, a fence never closed) is in
@@ -148,7 +152,7 @@ impl Parser<'_> {
 
     /// The fence opening at line `open`; returns the line after it.
     fn fence(&mut self, open: usize, ticks: usize) -> usize {
-        let close = (open + 1..self.lines.len()).find(|&j| fence_close(self.lines[j], ticks));
+        let close = self.fence_end(open, ticks);
         let end = close.unwrap_or(self.lines.len());
         let body = &self.lines[open + 1..end];
         let after = close.map_or(end, |c| c + 1);
@@ -230,6 +234,34 @@ impl Parser<'_> {
             None => {}
         }
         after
+    }
+
+    /// The line that closes the fence opened at `open`. Fences inside it (a Markdown file's
+    /// ```` ```sh ```` … ```` ``` ````) and fence lines inside a search/replace block's text
+    /// do not close it.
+    fn fence_end(&self, open: usize, ticks: usize) -> Option<usize> {
+        let (mut depth, mut in_block, mut unfinished) = (0usize, false, None);
+        for j in open + 1..self.lines.len() {
+            let line = self.lines[j];
+            if is_search(line) {
+                in_block = true;
+            } else if is_replace(line) {
+                in_block = false;
+            } else if in_block {
+                // Taken as the end if the block never gets its REPLACE line.
+                if unfinished.is_none() && fence_close(line, ticks) {
+                    unfinished = Some(j);
+                }
+            } else if fence_close(line, ticks) {
+                if depth == 0 {
+                    return Some(j);
+                }
+                depth -= 1;
+            } else if fence_open(line).is_some() && line.trim().len() > ticks {
+                depth += 1;
+            }
+        }
+        unfinished
     }
 
     /// A search/replace block whose `<<<<<<< SEARCH` is line `start`, ending before `limit`;

@@ -302,3 +302,17 @@ fn the_instructions_are_short_and_show_the_format() {
         assert!(text.len() < 600, "{} bytes: {text}", text.len());
     }
 }
+
+#[test]
+fn fences_inside_a_block_do_not_end_it() {
+    let text = "docs/usage.md\n```markdown\n# Usage\n\n```sh\nbosun run\n```\n```\nThat is the file.\n\nREADME.md\n```markdown\n<<<<<<< SEARCH\n```\nold\n```\n=======\n```\nnew\n```\n>>>>>>> REPLACE\n```";
+    let found = parse_edit_blocks(text, EditFormat::Whole);
+    assert_eq!(
+        found.edits,
+        vec![
+            whole("docs/usage.md", "# Usage\n\n```sh\nbosun run\n```\n"),
+            sr("README.md", "```\nold\n```\n", "```\nnew\n```\n"),
+        ]
+    );
+    assert_eq!(found.remaining_text, "That is the file.");
+}
