@@ -993,7 +993,15 @@ impl TaskRun {
                 ));
             }
             if !problems.is_empty() {
-                unapplied.push(edit_blocks::problems_message(&problems, None));
+                let ran = if invalid.is_empty() {
+                    "The calls above ran. "
+                } else {
+                    ""
+                };
+                unapplied.push(format!(
+                    "{ran}{}",
+                    edit_blocks::problems_message(&problems, None)
+                ));
             }
             if !unapplied.is_empty() {
                 let mut content = unapplied.join("\n\n");

@@ -427,3 +427,29 @@ fn a_prose_plan_in_a_text_format_is_nudged_with_the_format() {
         nudge.message
     );
 }
+
+#[test]
+fn a_bad_block_beside_a_good_one_is_told_after_the_good_one_ran() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text(&format!(
+            "{SR_LIB}\n\nChange this too:\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```"
+        )),
+        text("Changed the greeting."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("search-replace"));
+    let run = run_small(&env, "Greet with Hi");
+    assert_eq!(run.finished().0, TaskStatus::Completed, "{}", run.stderr());
+    let ids: Vec<String> = begun(&run).into_iter().map(|b| b.0).collect();
+    assert_eq!(ids, ["recovered_1"]);
+    let told = messages(&server.model_requests()[1]);
+    let last = told.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"],
+        json!(
+            "The calls above ran. These in your reply were not applied:\n- a search/replace block has no path line: write the file's path on its own line just before the block's ```"
+        )
+    );
+}
