@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use verification::Verification;
 
+mod edit_blocks;
 mod verification;
 
 /// What to run.
@@ -659,8 +660,17 @@ impl TaskRun {
             system.push_str("\n\n");
             system.push_str(&repo);
         }
+        // A text edit format: the edits come as blocks in the reply, so the request says how
+        // and offers no edit tools (a call to one is still served: `all_tools` is what calls
+        // are recovered against, and dispatch has the whole registry).
+        let edit_format = self.client.profile().edit_format;
+        if edit_format != bosun_model::EditFormat::Tools {
+            system.push_str("\n\n");
+            system.push_str(bosun_model::instructions(edit_format));
+        }
         self.note_redacted(self.redaction.text(&mut system))?;
-        let tools = self.registry.specs();
+        let all_tools = self.registry.specs();
+        let tools = edit_blocks::offered_tools(&all_tools, edit_format);
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
         let mut recovered_seq: u64 = messages
@@ -789,8 +799,8 @@ impl TaskRun {
             }
             self.spend.after_response(&self.emitter)?;
 
-            let (calls, recovered, text, invalid) = if response.tool_calls.is_empty() {
-                let found = bosun_model::recover_tool_calls(&response.text, &tools);
+            let (mut calls, recovered, text, invalid) = if response.tool_calls.is_empty() {
+                let found = bosun_model::recover_tool_calls(&response.text, &all_tools);
                 if found.calls.is_empty() {
                     (Vec::new(), false, response.text.clone(), found.invalid)
                 } else {
@@ -818,6 +828,19 @@ impl TaskRun {
                     Vec::new(),
                 )
             };
+            // Edit blocks run after the reply's own calls, with the next ids; what is shown and
+            // replayed is the prose without them (they show as the calls).
+            let blocks = edit_blocks::block_calls(
+                &text,
+                edit_format,
+                &self.worktree_path,
+                &mut recovered_seq,
+            );
+            let from_blocks: std::collections::HashSet<String> =
+                blocks.calls.iter().map(|c| c.id.clone()).collect();
+            calls.extend(blocks.calls);
+            let (text, problems) = (blocks.text, blocks.problems);
+            let recovered_call = |call: &ToolCall| recovered || from_blocks.contains(&call.id);
             if !text.trim().is_empty() {
                 self.emitter
                     .emit(EventMsg::AssistantMessage(AssistantMessage {
@@ -867,8 +890,23 @@ impl TaskRun {
                         )
                     };
                     failed_calls.insert(key);
+                    if !problems.is_empty() {
+                        content.push_str("\n\n");
+                        content.push_str(&edit_blocks::problems_message(&problems, None));
+                    }
                     self.note_redacted(self.redaction.text(&mut content))?;
                     if let Some(outcome) = self.nudge(reason, &content)? {
+                        return Ok(outcome);
+                    }
+                    messages.push(ChatMessage::User { content });
+                    continue;
+                }
+                // Edit blocks that cannot be applied, and nothing else: said precisely, with
+                // the format again.
+                if !problems.is_empty() {
+                    let mut content = edit_blocks::problems_message(&problems, Some(edit_format));
+                    self.note_redacted(self.redaction.text(&mut content))?;
+                    if let Some(outcome) = self.nudge(NudgeReason::SchemaError, &content)? {
                         return Ok(outcome);
                     }
                     messages.push(ChatMessage::User { content });
@@ -877,7 +915,12 @@ impl TaskRun {
                 // A plan, a promise or a question instead of work: answered, and the loop goes on.
                 let changed = self.checkpointer.changed_anything();
                 if let Some(reason) = crate::nudge::classify(&asked, &text, changed) {
-                    let content = crate::nudge::message(reason, &tools);
+                    let mut content = crate::nudge::message(reason, &tools);
+                    // Edits are blocks in this format, not tool calls: said again.
+                    if edit_format != bosun_model::EditFormat::Tools {
+                        content.push_str("\n\n");
+                        content.push_str(bosun_model::instructions(edit_format));
+                    }
                     if let Some(outcome) = self.nudge(reason, &content)? {
                         return Ok(outcome);
                     }
@@ -897,7 +940,7 @@ impl TaskRun {
                     return Ok(interrupted());
                 }
                 if calls[..i].iter().any(|earlier| earlier.id == call.id) {
-                    let mut refused = refuse_duplicate(call, recovered, &self.emitter)?;
+                    let mut refused = refuse_duplicate(call, recovered_call(call), &self.emitter)?;
                     if let ChatMessage::Tool { content, .. } = &mut refused {
                         self.note_redacted(self.redaction.text(content))?;
                     }
@@ -909,7 +952,7 @@ impl TaskRun {
                     self.checkpointer.verify(&self.emitter).await?;
                 }
                 let env = dispatch_env!(self);
-                let mut done = dispatch(call, recovered, &env).await?;
+                let mut done = dispatch(call, recovered_call(call), &env).await?;
                 if let ChatMessage::Tool { content, .. } = &mut done.message {
                     self.note_redacted(self.redaction.text(content))?;
                 }
@@ -954,11 +997,26 @@ impl TaskRun {
                         .emit(EventMsg::PlanUpdated(PlanUpdated { items }))?;
                 }
             }
+            let mut unapplied = Vec::new();
             if !invalid.is_empty() {
-                let mut content = format!(
+                unapplied.push(format!(
                     "The calls above ran. These in your reply were not run:\n{}",
                     invalid.join("\n")
-                );
+                ));
+            }
+            if !problems.is_empty() {
+                let ran = if invalid.is_empty() {
+                    "The calls above ran. "
+                } else {
+                    ""
+                };
+                unapplied.push(format!(
+                    "{ran}{}",
+                    edit_blocks::problems_message(&problems, None)
+                ));
+            }
+            if !unapplied.is_empty() {
+                let mut content = unapplied.join("\n\n");
                 self.note_redacted(self.redaction.text(&mut content))?;
                 // Every rejected call is in the journal, also beside calls that ran (not a
                 // nudge: the reply made progress).

@@ -20,6 +20,7 @@ mod anthropic;
 mod body;
 mod client;
 mod config;
+mod edit_blocks;
 mod error;
 mod message;
 mod openai;
@@ -36,6 +37,7 @@ pub use config::{
     ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TEMPERATURE, Limits, ProviderConfig, RetryPolicy,
     Secret,
 };
+pub use edit_blocks::{EditBlock, EditBlocks, EditKind, instructions, parse_edit_blocks};
 pub use error::{ModelError, TimeoutPhase};
 pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
 pub use prices::{

@@ -1,6 +1,9 @@
-//! `edit_file{path, old_string, new_string, replace_all?}`: an exact string replacement that
-//! keeps the file's line endings.
+//! `edit_file{path, old_string, new_string, replace_all?}`: a string replacement that keeps the
+//! file's line endings. Exact first; when `old_string` is not in the file exactly, a unique
+//! match ignoring trailing whitespace or with a uniform indentation shift (see
+//! [`crate::edit_match`]).
 
+use crate::edit_match::{Loose, LooseMatch, loose_replace};
 use crate::path::{confine_for_write, normalize_rel};
 use crate::read_file::missing;
 use crate::text::{looks_binary, truncate_at};
@@ -99,8 +102,34 @@ fn edit(worktree: &Path, args: &Args) -> Result<ToolOutput, ToolError> {
         (old, new)
     };
     if count == 0 {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        match loose_replace(&text, &args.old_string, &args.new_string, eol) {
+            LooseMatch::Unique { updated, how, line } => {
+                write_text(&resolved.abs, &rel, updated.as_bytes())?;
+                return Ok(ToolOutput::wrote(
+                    format!(
+                        "Edited `{rel}`: replaced 1 occurrence at line {line} (matched {}).",
+                        how.describe()
+                    ),
+                    vec![rel],
+                ));
+            }
+            LooseMatch::Ambiguous { lines, how } => {
+                let shown: Vec<String> = lines.iter().take(10).map(|l| l.to_string()).collect();
+                return Err(ToolError::Model(format!(
+                    "old_string was not found exactly in `{rel}`; {} it matches {} places (lines {}); add surrounding lines to make it unique, copied exactly",
+                    match how {
+                        Loose::TrailingWhitespace => "ignoring trailing whitespace,",
+                        Loose::Indentation => "with the indentation shifted,",
+                    },
+                    lines.len(),
+                    shown.join(", ")
+                )));
+            }
+            LooseMatch::None => {}
+        }
         let mut msg = format!(
-            "old_string was not found in `{rel}`; it must match exactly, whitespace included."
+            "old_string was not found in `{rel}`, not even ignoring trailing whitespace or a shift of indentation; every other character must match exactly."
         );
         if let Some(closest) = closest_lines(&text, &args.old_string) {
             msg.push_str(&format!("\nThe closest lines are:\n{closest}"));

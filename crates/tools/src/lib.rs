@@ -12,6 +12,7 @@
 mod apply_patch;
 mod begin_patch;
 mod edit_file;
+mod edit_match;
 mod list_dir;
 mod patch;
 mod path;

@@ -371,9 +371,15 @@ fn a_fence_with_one_valid_and_two_malformed_objects_runs_the_valid_one_and_repor
     // The other two are told to the model after the result, and journaled.
     let told = last_message(&server, 1);
     let told = told["content"].as_str().unwrap();
-    assert!(told.starts_with("The calls above ran. These in your reply were not run:"), "{told}");
+    assert!(
+        told.starts_with("The calls above ran. These in your reply were not run:"),
+        "{told}"
+    );
     assert!(told.contains("it is not JSON"), "{told}");
-    assert!(told.contains("The tool call `edit_file` was not run"), "{told}");
+    assert!(
+        told.contains("The tool call `edit_file` was not run"),
+        "{told}"
+    );
     let warned: Vec<&str> = run
         .events
         .iter()

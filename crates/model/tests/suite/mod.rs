@@ -1,5 +1,6 @@
 mod anthropic;
 mod common;
+mod edit_blocks;
 mod limits;
 mod openai;
 mod prices;

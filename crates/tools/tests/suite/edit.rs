@@ -86,3 +86,114 @@ async fn edit_refuses_binary_non_utf8_and_missing_files() {
     let err = wt.model_error("edit_file", args("missing.txt")).await;
     assert!(err.contains("`missing.txt` does not exist"), "{err}");
 }
+
+#[tokio::test]
+async fn edit_matches_ignoring_trailing_whitespace_when_the_match_is_unique() {
+    let wt = Worktree::new(&[("a.py", "def f():   \n    return 1\t\n\nprint(f())")]);
+    let out = wt
+        .ok(
+            "edit_file",
+            json!({"path": "a.py", "old_string": "def f():\n    return 1\n", "new_string": "def f():\n    return 2\n"}),
+        )
+        .await;
+    assert_eq!(
+        out.content,
+        "Edited `a.py`: replaced 1 occurrence at line 1 (matched ignoring trailing whitespace)."
+    );
+    assert_eq!(wt.read("a.py"), "def f():\n    return 2\n\nprint(f())");
+
+    // The last line of a file without its newline.
+    wt.ok(
+        "edit_file",
+        json!({"path": "a.py", "old_string": "print(f())\n", "new_string": "print(f() + 1)\n"}),
+    )
+    .await;
+    assert_eq!(wt.read("a.py"), "def f():\n    return 2\n\nprint(f() + 1)");
+}
+
+#[tokio::test]
+async fn edit_matches_a_uniform_indentation_shift_and_reindents_the_replacement() {
+    let file =
+        "class A:\n    def f(self):\n        if x:\n            return 1\n\n        return 0\n";
+    let wt = Worktree::new(&[("a.py", file), ("win.py", &file.replace('\n', "\r\n"))]);
+    let args = |path: &str| {
+        json!({
+            "path": path,
+            "old_string": "def f(self):\n    if x:\n        return 1\n\n    return 0\n",
+            "new_string": "def f(self):\n    if x:\n        return 2\n    return 0\n",
+        })
+    };
+    let out = wt.ok("edit_file", args("a.py")).await;
+    assert_eq!(
+        out.content,
+        "Edited `a.py`: replaced 1 occurrence at line 2 (matched with the indentation shifted; the new text was re-indented the same way)."
+    );
+    assert_eq!(
+        wt.read("a.py"),
+        "class A:\n    def f(self):\n        if x:\n            return 2\n        return 0\n"
+    );
+    // CRLF files keep their endings.
+    wt.ok("edit_file", args("win.py")).await;
+    assert_eq!(
+        wt.read("win.py"),
+        "class A:\r\n    def f(self):\r\n        if x:\r\n            return 2\r\n        return 0\r\n"
+    );
+}
+
+#[tokio::test]
+async fn a_loose_match_in_several_places_is_refused_with_the_count() {
+    let file = "def a():\n    x = 1  \n    y = 2\n\ndef b():\n    x = 1\n    y = 2 \n";
+    let wt = Worktree::new(&[("a.py", file), ("b.py", "if a:\n  go()\nif b:\n  go()\n")]);
+    let err = wt
+        .model_error(
+            "edit_file",
+            json!({"path": "a.py", "old_string": "    x = 1\n    y = 2\n", "new_string": "    x = 3\n"}),
+        )
+        .await;
+    assert_eq!(
+        err,
+        "old_string was not found exactly in `a.py`; ignoring trailing whitespace, it matches 2 places (lines 2, 6); add surrounding lines to make it unique, copied exactly"
+    );
+    assert_eq!(wt.read("a.py"), file, "file untouched");
+
+    let err = wt
+        .model_error(
+            "edit_file",
+            json!({"path": "b.py", "old_string": "    go()\n", "new_string": "    stop()\n"}),
+        )
+        .await;
+    assert!(
+        err.contains("with the indentation shifted, it matches 2 places (lines 2, 4)"),
+        "{err}"
+    );
+    assert_eq!(wt.read("b.py"), "if a:\n  go()\nif b:\n  go()\n");
+}
+
+#[tokio::test]
+async fn a_different_text_or_a_partial_line_is_never_matched_loosely() {
+    let wt = Worktree::new(&[("a.py", "    total = compute(1, 2)\n")]);
+    // Other words: not found, with the closest lines.
+    let err = wt
+        .model_error(
+            "edit_file",
+            json!({"path": "a.py", "old_string": "total = compute(1, 3)\n", "new_string": "x\n"}),
+        )
+        .await;
+    assert!(
+        err.starts_with("old_string was not found in `a.py`"),
+        "{err}"
+    );
+    assert!(err.contains("     1\t    total = compute(1, 2)"), "{err}");
+    // Part of a line with its spacing wrong: not a whole line, so not found.
+    let err = wt
+        .model_error(
+            "edit_file",
+            json!({"path": "a.py", "old_string": "compute(1,  2)", "new_string": "compute(2, 2)"}),
+        )
+        .await;
+    assert!(
+        err.starts_with("old_string was not found in `a.py`"),
+        "{err}"
+    );
+    assert_eq!(wt.read("a.py"), "    total = compute(1, 2)\n");
+}
