@@ -5,6 +5,7 @@ mod budgets;
 mod checks;
 mod containment;
 mod costs;
+mod eval;
 mod export;
 mod fork;
 mod git_escape;

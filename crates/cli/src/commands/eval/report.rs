@@ -174,7 +174,10 @@ pub fn print_table(report: &Report, out: &mut impl Write) -> std::io::Result<()>
         line(row, out)?;
     }
     writeln!(out)?;
-    for (name, t) in &report.totals.runners {
+    for name in ["bosun", "aider"] {
+        let Some(t) = report.totals.runners.get(name) else {
+            continue;
+        };
         writeln!(
             out,
             "{name}: passed {}/{}, wall time {:.1}s, {} requests, {} tokens, mean first-request tokens {}",
