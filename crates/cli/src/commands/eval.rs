@@ -121,8 +121,20 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         home: eval_home,
         provider: name,
     };
+    let aider_home = work.join("aider-home");
+    if aider_exe.is_some() {
+        std::fs::create_dir_all(&aider_home)
+            .with_context(|| format!("while creating {}", aider_home.display()))?;
+        // Aider asks git who the user is at start; it never commits here (--no-auto-commits).
+        std::fs::write(
+            aider_home.join(".gitconfig"),
+            "[user]\n\tname = bosun eval\n\temail = eval@bosun.invalid\n",
+        )
+        .context("while writing Aider's .gitconfig")?;
+    }
     let peer = aider_exe.map(|exe| aider::AiderRunner {
         exe,
+        home: aider_home,
         model: entry.model.clone(),
         base_url: entry
             .base_url

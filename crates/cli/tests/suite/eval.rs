@@ -387,7 +387,8 @@ fn the_aider_peer_runs_in_its_own_copy_and_is_measured_from_its_token_lines() {
     assert_eq!(doc["totals"]["aider"]["passed"], json!(1));
     assert_eq!(doc["totals"]["pass_ratio"], json!(0.0));
     let cmd = doc["commands"]["aider"].as_str().unwrap();
-    assert!(cmd.starts_with("OPENAI_API_KEY=*** "), "{cmd}");
+    assert!(cmd.starts_with("HOME="), "{cmd}");
+    assert!(cmd.contains(" OPENAI_API_KEY=*** "), "{cmd}");
     for flag in [
         "--model openai/mock-model",
         &format!("--openai-api-base {base}"),

@@ -49,6 +49,9 @@ pub struct AiderRunner {
     /// The key Aider sends; given in its environment (OPENAI_API_KEY), never on its command
     /// line, never printed.
     pub api_key: String,
+    /// Aider's HOME for the suite run: your ~/.aider.conf.yml and ~/.env do not change what is
+    /// measured, and its caches and analytics settings stay out of your home.
+    pub home: PathBuf,
 }
 
 impl AiderRunner {
@@ -85,7 +88,8 @@ impl AiderRunner {
     /// The command as printed once at the start (the key masked).
     pub fn command_line(&self) -> String {
         format!(
-            "OPENAI_API_KEY=*** {} {} --message <task prompt> <task files>",
+            "HOME={} OPENAI_API_KEY=*** {} {} --message <task prompt> <task files>",
+            self.home.display(),
             self.exe.display(),
             self.options().join(" ")
         )
@@ -110,6 +114,7 @@ impl AiderRunner {
             .args(&task.files)
             .current_dir(repo)
             .env("OPENAI_API_KEY", &self.api_key)
+            .env("HOME", &self.home)
             // LiteLLM would otherwise fetch its price map from the network at start.
             .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             .env("NO_COLOR", "1")
