@@ -447,3 +447,64 @@ fn a_task_past_its_time_limit_is_stopped_and_counted_failed() {
     });
     assert_eq!(finished, Some(bosun_protocol::TaskStatus::Interrupted));
 }
+
+#[test]
+fn a_provider_of_the_users_config_is_the_only_one_the_suite_run_gets_and_tries_repeat_tasks() {
+    let env = Env::new();
+    let suite = mini_suite(env.dir.path());
+    let server = MockModelServer::start_blocking(vec![
+        text("Sorry, I cannot help with that."),
+        text("Sorry, I cannot help with that."),
+    ])
+    .unwrap();
+    write(
+        &env.home.join("config.toml"),
+        &format!(
+            "default_provider = \"cloud\"\n\n[providers.cloud]\napi = \"anthropic\"\nmodel = \"claude-x\"\napi_key_env = \"CLOUD_KEY\"\n\n[providers.local]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"mock-model\"\n",
+            server.url()
+        ),
+    );
+    let out = env
+        .bosun()
+        .args([
+            "eval",
+            "--suite",
+            path_str(&suite),
+            "--provider",
+            "local",
+            "--task",
+            "alpha",
+            "--tries",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs: Vec<Value> = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["task"], r["try"], r["status"]]))
+        .collect();
+    assert_eq!(
+        runs,
+        vec![
+            json!(["alpha", 1, "answered"]),
+            json!(["alpha", 2, "answered"])
+        ]
+    );
+    assert!(
+        doc["commands"]["bosun"]
+            .as_str()
+            .unwrap()
+            .ends_with("--provider local"),
+        "{doc:#}"
+    );
+    let work = PathBuf::from(doc["work_dir"].as_str().unwrap());
+    let config = std::fs::read_to_string(work.join("home/config.toml")).unwrap();
+    assert!(config.contains("[providers.local]"), "{config}");
+    assert!(!config.contains("cloud"), "{config}");
+}

@@ -174,11 +174,15 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &dyn Fn(&str) -> bool) -> anyhow:
             std::fs::copy(&src, &dst)
                 .with_context(|| format!("while copying {} to {}", src.display(), dst.display()))?;
         } else if ty.is_symlink() {
-            // A fixture's symlink would point anywhere; copy what it points at only when it is
-            // a file inside the tree (never needed by the built-in suite).
-            if let Ok(bytes) = std::fs::read(&src) {
-                std::fs::write(&dst, bytes)?;
-            }
+            // Kept a link, as git would check it out: what it points at (anywhere, even a
+            // device) is never read.
+            let target = std::fs::read_link(&src)?;
+            let _ = std::fs::remove_file(&dst);
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&target, &dst)
+                .with_context(|| format!("while linking {}", dst.display()))?;
+            #[cfg(not(unix))]
+            let _ = target;
         }
     }
     Ok(())
