@@ -146,12 +146,13 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
             .and_then(|v| std::env::var(v).ok())
             .unwrap_or_else(|| "sk-local-none".to_string()),
     });
-    let mut commands = std::collections::BTreeMap::new();
-    commands.insert("bosun", bosun.command_line());
-    eprintln!("eval: bosun: {}", commands["bosun"]);
-    if let Some(p) = &peer {
-        commands.insert("aider", p.command_line());
-        eprintln!("eval: aider: {}", commands["aider"]);
+    let commands = report::Commands {
+        bosun: bosun.command_line(),
+        aider: peer.as_ref().map(|p| p.command_line()),
+    };
+    eprintln!("eval: bosun: {}", commands.bosun);
+    if let Some(aider) = &commands.aider {
+        eprintln!("eval: aider: {aider}");
     }
     eprintln!(
         "eval: {} task{} × {} tr{} with {} (work in {})",

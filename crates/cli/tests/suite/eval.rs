@@ -170,7 +170,7 @@ fn a_mini_suite_against_the_mock_reports_one_of_two_passed_with_its_figures() {
         ),
         "{cmd}"
     );
-    assert!(doc["commands"].get("aider").is_none());
+    assert_eq!(doc["commands"]["aider"], Value::Null);
     // The same document is kept in BOSUN_HOME/eval.
     let saved: Vec<_> = std::fs::read_dir(env.home.join("eval"))
         .unwrap()

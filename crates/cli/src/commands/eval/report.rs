@@ -51,9 +51,17 @@ pub struct Report {
     pub tries: u32,
     pub tasks: Vec<Row>,
     pub totals: SuiteTotals,
-    pub commands: BTreeMap<&'static str, String>,
+    pub commands: Commands,
     /// Where the suite run's BOSUN_HOME, fixtures, logs and check copies are.
     pub work_dir: String,
+}
+
+/// The commands each runner was started with, as printed at the start (keys masked); `aider`
+/// is null without a peer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Commands {
+    pub bosun: String,
+    pub aider: Option<String>,
 }
 
 /// Per runner, the suite's wall time and, with a peer, Bosun's passes over the peer's.
