@@ -107,7 +107,11 @@ impl AiderRunner {
         let stderr = std::fs::File::create(&err_log)
             .with_context(|| format!("while creating {}", err_log.display()))?;
         let started = Instant::now();
-        let mut child = Command::new(&self.exe)
+        let mut cmd = Command::new(&self.exe);
+        // Its own group, so a stop reaches whatever it started, as Ctrl-C would.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
             .args(self.options())
             .arg("--message")
             .arg(&task.prompt)
@@ -126,7 +130,7 @@ impl AiderRunner {
             .with_context(|| format!("while starting {}", self.exe.display()))?;
         let mut out = String::new();
         let mut figures = Tokens::default();
-        let ended = super::supervise::follow_lines(&mut child, limit, |line| {
+        let ended = super::supervise::follow_lines(&mut child, cfg!(unix), limit, |line| {
             out.push_str(line);
             out.push('\n');
             figures.add_line(line);

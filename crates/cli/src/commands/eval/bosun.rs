@@ -56,7 +56,7 @@ impl BosunRunner {
             .with_context(|| format!("while starting {}", self.exe.display()))?;
         let mut figures = Figures::default();
         let mut lines = String::new();
-        let ended = super::supervise::follow_lines(&mut child, limit, |line| {
+        let ended = super::supervise::follow_lines(&mut child, false, limit, |line| {
             lines.push_str(line);
             lines.push('\n');
             if let Ok(ev) = serde_json::from_str::<Event>(line) {

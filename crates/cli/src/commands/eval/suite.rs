@@ -240,7 +240,10 @@ pub struct CheckResult {
 
 /// Runs the task's check in `dir` (a copy of a final tree made by [`check_copy`]).
 pub fn run_check(task: &Task, dir: &Path) -> anyhow::Result<CheckResult> {
-    let mut child = Command::new("sh")
+    let mut cmd = Command::new("sh");
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd
         .arg("-c")
         .arg(&task.check)
         .current_dir(dir)
@@ -250,7 +253,7 @@ pub fn run_check(task: &Task, dir: &Path) -> anyhow::Result<CheckResult> {
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("while starting the check {:?}", task.check))?;
-    let out = super::supervise::wait_output(&mut child, CHECK_TIME_LIMIT)?;
+    let out = super::supervise::wait_output(&mut child, cfg!(unix), CHECK_TIME_LIMIT)?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     let tail: String = {

@@ -1,6 +1,8 @@
 //! Running a child under a time limit: its stdout read line by line as it comes, and on
 //! expiry SIGINT first (so `bosun run` ends its task `interrupted` and stops what it started),
-//! then SIGKILL after a grace period.
+//! then SIGKILL after a grace period. A child started in a process group of its own
+//! ([`Child::id`] is the group's id; `process_group(0)`) gets both signals as a group, as a
+//! terminal's Ctrl-C would send them.
 
 use anyhow::Context;
 use std::io::{BufRead, BufReader, Read};
@@ -20,6 +22,7 @@ pub struct Ended {
 /// Feeds each line of the child's stdout to `on_line` until it closes, within `limit`.
 pub fn follow_lines(
     child: &mut Child,
+    group: bool,
     limit: Duration,
     mut on_line: impl FnMut(&str),
 ) -> anyhow::Result<Ended> {
@@ -47,16 +50,16 @@ pub fn follow_lines(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if kill_at.is_some() {
-                    let _ = child.kill();
+                    signal(child, group, Stop::Kill);
                     break;
                 }
                 timed_out = true;
-                interrupt(child);
+                signal(child, group, Stop::Interrupt);
                 kill_at = Some(Instant::now() + GRACE);
             }
         }
     }
-    let status = wait_until(child, kill_at.map(|k| k.max(Instant::now())))?;
+    let status = wait_until(child, group, kill_at.map(|k| k.max(Instant::now())))?;
     // A killed child's own children may still hold the pipe open: its reader is left to end
     // with them rather than waited for.
     if !timed_out {
@@ -66,7 +69,11 @@ pub fn follow_lines(
 }
 
 /// Waits for the child; past `kill_at` it is killed.
-fn wait_until(child: &mut Child, kill_at: Option<Instant>) -> anyhow::Result<Option<ExitStatus>> {
+fn wait_until(
+    child: &mut Child,
+    group: bool,
+    kill_at: Option<Instant>,
+) -> anyhow::Result<Option<ExitStatus>> {
     let Some(kill_at) = kill_at else {
         return Ok(Some(child.wait().context("while waiting for a child")?));
     };
@@ -75,24 +82,44 @@ fn wait_until(child: &mut Child, kill_at: Option<Instant>) -> anyhow::Result<Opt
             return Ok(Some(s));
         }
         if Instant::now() >= kill_at {
-            let _ = child.kill();
+            signal(child, group, Stop::Kill);
             return Ok(child.wait().ok());
         }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-/// SIGINT, as Ctrl-C would send it.
-fn interrupt(child: &Child) {
+enum Stop {
+    Interrupt,
+    Kill,
+}
+
+/// SIGINT (as Ctrl-C) or SIGKILL, to the child or its whole group.
+fn signal(child: &mut Child, group: bool, stop: Stop) {
     #[cfg(unix)]
     {
-        let _ = std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status();
+        use nix::sys::signal::{Signal, kill, killpg};
+        use nix::unistd::Pid;
+        let sig = match stop {
+            Stop::Interrupt => Signal::SIGINT,
+            Stop::Kill => Signal::SIGKILL,
+        };
+        let Ok(pid) = i32::try_from(child.id()) else {
+            return;
+        };
+        // ESRCH: it has already gone.
+        let _ = if group && pid > 1 {
+            killpg(Pid::from_raw(pid), sig)
+        } else {
+            kill(Pid::from_raw(pid), sig)
+        };
     }
     #[cfg(not(unix))]
     {
-        let _ = child;
+        if matches!(stop, Stop::Kill) {
+            let _ = child.kill();
+        }
+        let _ = group;
     }
 }
 
@@ -103,8 +130,8 @@ pub struct Output {
     pub stderr: Vec<u8>,
 }
 
-/// `wait_with_output` within `limit` (then SIGINT, then SIGKILL).
-pub fn wait_output(child: &mut Child, limit: Duration) -> anyhow::Result<Output> {
+/// `wait_with_output` within `limit` (then SIGINT, then SIGKILL, to its group when `group`).
+pub fn wait_output(child: &mut Child, group: bool, limit: Duration) -> anyhow::Result<Output> {
     let mut err = child.stderr.take();
     let err_reader = std::thread::spawn(move || {
         let mut buf = Vec::new();
@@ -114,7 +141,7 @@ pub fn wait_output(child: &mut Child, limit: Duration) -> anyhow::Result<Output>
         buf
     });
     let mut stdout = Vec::new();
-    let ended = follow_lines(child, limit, |l| {
+    let ended = follow_lines(child, group, limit, |l| {
         stdout.extend_from_slice(l.as_bytes());
         stdout.push(b'\n');
     })?;
