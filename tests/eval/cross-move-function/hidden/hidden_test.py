@@ -15,7 +15,9 @@ class Moved(unittest.TestCase):
         self.assertEqual(utils.normalize("  Hi "), "hi")
 
     def test_signup_uses_the_new_module(self):
-        self.assertIs(signup.is_valid_email, validators.is_valid_email)
+        # Imported from validators (by name or as a module), not a copy of its own.
+        own = getattr(signup, "is_valid_email", None)
+        self.assertIn(own, (None, validators.is_valid_email))
         self.assertEqual(signup.register(" Bob@Example.COM "), "bob@example.com")
         with self.assertRaises(ValueError):
             signup.register("nobody")
