@@ -508,3 +508,71 @@ fn a_provider_of_the_users_config_is_the_only_one_the_suite_run_gets_and_tries_r
     assert!(config.contains("[providers.local]"), "{config}");
     assert!(!config.contains("cloud"), "{config}");
 }
+
+/// Every file under `dir`, as (relative path, text), sorted.
+fn files_under(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_str().unwrap().to_string();
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_model_that_writes_the_reference_solutions_passes_every_task_of_the_builtin_suite() {
+    let env = Env::new();
+    let suite = builtin_suite();
+    let mut ids: Vec<String> = std::fs::read_dir(&suite)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("task.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    let mut script = Vec::new();
+    for id in &ids {
+        let calls = files_under(&suite.join(id).join("solution"))
+            .into_iter()
+            .enumerate()
+            .map(|(i, (path, content))| {
+                call(
+                    &format!("w{i}"),
+                    "write_file",
+                    json!({"path": path, "content": content}),
+                )
+            })
+            .collect();
+        script.push(tools(calls));
+        script.push(text("Done: the change is in place."));
+    }
+    let server = MockModelServer::start_blocking(script).unwrap();
+    let base = format!("{}/v1", server.url());
+    let out = env
+        .bosun()
+        .args(eval_args(&suite, &base, &["--json"]))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<Value> = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["passed"] != json!(true) || r["status"] != json!("completed"))
+        .cloned()
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(doc["totals"]["bosun"]["passed"], json!(ids.len()));
+    assert_eq!(server.remaining(), 0);
+}
