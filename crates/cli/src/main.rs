@@ -189,6 +189,10 @@ enum Command {
     /// Policy tools
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// Execution quality on a suite of small tasks: each through Bosun (and `--peer aider`)
+    /// against the same model, judged by a hidden check; prints passes, time, requests, tokens,
+    /// tool calls native/recovered and nudges per task and in total
+    Eval(commands::eval::EvalArgs),
     /// Benchmarks that print figures next to a git baseline
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
@@ -263,6 +267,7 @@ fn main() -> ExitCode {
         Command::Worktrees { json } => commands::diff::worktrees(json),
         Command::History(args) => commands::history::history(args),
         Command::Bench(b) => commands::bench::bench(b),
+        Command::Eval(args) => commands::eval::eval(args),
         Command::Costs(args) => commands::costs::costs(args),
         Command::Stats(args) => commands::costs::stats(args),
         Command::Policy(p) => commands::policy::policy(p),

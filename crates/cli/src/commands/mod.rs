@@ -3,6 +3,7 @@ pub mod bench;
 pub mod checks;
 pub mod costs;
 pub mod diff;
+pub mod eval;
 pub mod export;
 pub mod history;
 pub mod inspect;

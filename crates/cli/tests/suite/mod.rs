@@ -6,6 +6,7 @@ mod checks;
 mod containment;
 mod costs;
 mod edit_formats;
+mod eval;
 mod export;
 mod fork;
 mod git_escape;

@@ -1,0 +1,12 @@
+def find(items, target):
+    """Index of `target` in the sorted list `items`, or -1 when it is not there."""
+    lo, hi = 0, len(items) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if items[mid] == target:
+            return mid
+        if items[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1

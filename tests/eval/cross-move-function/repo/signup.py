@@ -1,0 +1,11 @@
+from utils import is_valid_email, normalize
+
+USERS = []
+
+
+def register(email):
+    email = normalize(email)
+    if not is_valid_email(email):
+        raise ValueError(f"not an email address: {email}")
+    USERS.append(email)
+    return email

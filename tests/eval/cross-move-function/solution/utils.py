@@ -1,0 +1,3 @@
+def normalize(text):
+    """Trimmed and lower-cased."""
+    return text.strip().lower()

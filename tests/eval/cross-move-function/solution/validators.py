@@ -1,0 +1,8 @@
+import re
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
+
+
+def is_valid_email(address):
+    """True for something@domain.tld."""
+    return bool(_EMAIL.match(address))

@@ -1,0 +1,15 @@
+class Response:
+    def __init__(self, url, status):
+        self.url = url
+        self.status = status
+
+
+class Transport:
+    """A fake transport: every URL answers 200, except ones containing 'missing'."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, url):
+        self.sent.append(url)
+        return Response(url, 404 if "missing" in url else 200)
