@@ -8,10 +8,17 @@ use std::fs;
 use std::path::Path;
 
 mod repo;
-pub use repo::{REPO_CONTEXT_CAP_BYTES, repo_context};
+pub use repo::{
+    REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
+    repo_context_within,
+};
 
 /// The built-in system prompt (`assets/prompts/system.md`).
 pub const BASE_PROMPT: &str = include_str!("../../../assets/prompts/system.md");
+
+/// The base prompt for a model profiled as small: shorter, and pointed at doing the change
+/// with what the request already shows (small models plan, promise and claim instead).
+pub const SMALL_BASE_PROMPT: &str = include_str!("../../../assets/prompts/system-small.md");
 
 /// Project memory files read from the worktree root, in this order; the first few that exist are
 /// included.
@@ -106,7 +113,16 @@ fn cut_at_char_boundary(text: &str, max: usize) -> (&str, bool) {
 
 /// The system prompt for a task in `worktree`.
 pub fn system_prompt(worktree: &Path) -> String {
-    let mut prompt = BASE_PROMPT.trim_end().to_string();
+    system_prompt_from(worktree, BASE_PROMPT)
+}
+
+/// [`system_prompt`] for a model profiled as small ([`SMALL_BASE_PROMPT`]).
+pub fn small_system_prompt(worktree: &Path) -> String {
+    system_prompt_from(worktree, SMALL_BASE_PROMPT)
+}
+
+fn system_prompt_from(worktree: &Path, base: &str) -> String {
+    let mut prompt = base.trim_end().to_string();
     for file in memory_files(worktree) {
         prompt.push_str("\n\n# Project instructions from ");
         prompt.push_str(&file.path);

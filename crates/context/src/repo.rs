@@ -37,6 +37,20 @@ const MAX_DEPTH: usize = 4;
 /// whether the policy lets a worktree-relative path be read (a read-denied file is neither
 /// listed nor shown). Empty when the worktree holds nothing to list.
 pub fn repo_context(worktree: &Path, prompt: &str, readable: &dyn Fn(&str) -> bool) -> String {
+    repo_context_within(worktree, prompt, readable, REPO_CONTEXT_CAP_BYTES)
+}
+
+/// The most bytes of the repository section for a model profiled as small (about 1,000
+/// tokens): its whole first request stays under 2,000 tokens with the tools as text.
+pub const SMALL_REPO_CONTEXT_CAP_BYTES: usize = 4 * 1024;
+
+/// [`repo_context`] within `cap` bytes.
+pub fn repo_context_within(
+    worktree: &Path,
+    prompt: &str,
+    readable: &dyn Fn(&str) -> bool,
+    cap: usize,
+) -> String {
     let mut files = Vec::new();
     list(worktree, "", 0, readable, &mut files);
     files.sort();
@@ -56,19 +70,47 @@ pub fn repo_context(worktree: &Path, prompt: &str, readable: &dyn Fn(&str) -> bo
     if shown < files.len() {
         out.push_str(&format!("… and {} more\n", files.len() - shown));
     }
-    for name in named_files(prompt, &files) {
+    named_sections(worktree, prompt, &files, cap, "named in the task", &mut out);
+    out
+}
+
+/// The files `prompt` names as they are now, within `cap` bytes (empty when it names none): a
+/// later reminder for a small model that lost track of them.
+pub fn named_files_now(
+    worktree: &Path,
+    prompt: &str,
+    readable: &dyn Fn(&str) -> bool,
+    cap: usize,
+) -> String {
+    let mut files = Vec::new();
+    list(worktree, "", 0, readable, &mut files);
+    files.sort();
+    let mut out = String::new();
+    named_sections(worktree, prompt, &files, cap, "as it is now", &mut out);
+    out
+}
+
+fn named_sections(
+    worktree: &Path,
+    prompt: &str,
+    files: &[String],
+    cap: usize,
+    note: &str,
+    out: &mut String,
+) {
+    for name in named_files(prompt, files) {
         let Some(bytes) = crate::read_in_worktree(worktree, &name) else {
             continue;
         };
         let Ok(text) = String::from_utf8(bytes) else {
             continue;
         };
-        let left = REPO_CONTEXT_CAP_BYTES.saturating_sub(out.len() + name.len() + 32);
+        let left = cap.saturating_sub(out.len() + name.len() + 32);
         if left < 256 {
             break;
         }
         let (content, cut) = crate::cut_at_char_boundary(&text, left.min(NAMED_FILE_CAP_BYTES));
-        out.push_str(&format!("\n## {name} (named in the task)\n```\n{content}"));
+        out.push_str(&format!("\n## {name} ({note})\n```\n{content}"));
         if !content.ends_with('\n') {
             out.push('\n');
         }
@@ -77,7 +119,6 @@ pub fn repo_context(worktree: &Path, prompt: &str, readable: &dyn Fn(&str) -> bo
             out.push_str(&format!("[… cut: read_file {name} for the rest]\n"));
         }
     }
-    out
 }
 
 /// Worktree files, relative, through real directories only (no symlinks followed).

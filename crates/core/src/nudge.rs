@@ -81,6 +81,53 @@ pub fn classify(prompt: &str, reply: &str, changed_anything: bool) -> Option<Nud
     None
 }
 
+/// Whether a reply says the work is done ("I fixed the median", "the function has been
+/// updated") when nothing in the repository changed and the user asked for a change: a small
+/// model's false claim of completion, answered as a promise not kept (see [`CLAIM_MESSAGE`]).
+pub fn claims_unmade_change(prompt: &str, reply: &str, changed_anything: bool) -> bool {
+    if changed_anything || prompt_is_question(prompt) {
+        return false;
+    }
+    const VERBS: &[&str] = &[
+        "fixed",
+        "updated",
+        "changed",
+        "modified",
+        "implemented",
+        "added",
+        "renamed",
+        "refactored",
+        "corrected",
+        "rewrote",
+        "rewritten",
+        "replaced",
+        "created",
+        "moved",
+        "wrote",
+        "written",
+        "removed",
+        "edited",
+        "adjusted",
+        "made",
+    ];
+    let prose = strip_code_blocks(reply).to_lowercase();
+    let words: Vec<&str> = prose
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(3).any(|w| {
+        let subject = matches!(w[0], "i" | "i've" | "we" | "we've");
+        let verb = |x: &str| VERBS.contains(&x);
+        (subject && (verb(w[1]) || (matches!(w[1], "have" | "just") && verb(w[2]))))
+            || (matches!(w[0], "has" | "have") && w[1] == "been" && verb(w[2]))
+    })
+}
+
+/// What a reply that claims an unmade change is told.
+pub const CLAIM_MESSAGE: &str = "You said the change is made, but nothing in the repository has \
+     changed: no file was edited. Make the change now; reply that it is done only after the edit \
+     succeeded.";
+
 /// Whether the user's prompt asks something (see rule 1 of [`classify`]).
 pub fn prompt_is_question(prompt: &str) -> bool {
     let p = prompt.trim().to_lowercase();

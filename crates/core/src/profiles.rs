@@ -166,6 +166,23 @@ pub enum Completed {
 /// Fills in the profile of a task's provider: the keys the user set, over the cached probe of
 /// a local server's model, or a probe run now the first time that model is used.
 pub async fn complete(home: &Path, cfg: &mut ProviderConfig) -> Completed {
+    let done = complete_profile(home, cfg).await;
+    small_output_limit(cfg);
+    done
+}
+
+/// The response limit of a model profiled as small, when none is configured: a small model
+/// that falls into repeating itself stops within about a minute and a half on a CPU instead
+/// of six (2,048 tokens; every edit the suite's tasks need is far shorter).
+pub const SMALL_MAX_OUTPUT_TOKENS: u32 = 2048;
+
+fn small_output_limit(cfg: &mut ProviderConfig) {
+    if cfg.profile.is_small() && cfg.max_output_tokens == bosun_model::DEFAULT_MAX_OUTPUT_TOKENS {
+        cfg.max_output_tokens = SMALL_MAX_OUTPUT_TOKENS;
+    }
+}
+
+async fn complete_profile(home: &Path, cfg: &mut ProviderConfig) -> Completed {
     if !cfg.auto_probe() {
         return Completed::AsConfigured;
     }

@@ -612,6 +612,31 @@ impl TaskRun {
         Ok((text, calls))
     }
 
+    /// From the second nudge on, the files the task names, as they are now, go with it: with
+    /// deterministic sampling the same conversation gets the same reply, and a small model
+    /// that lost track of the file gets it in front of it again.
+    fn remind_files(&self, content: &mut String, asked: &str) -> Result<(), CoreError> {
+        if self.nudges == 0 {
+            return Ok(());
+        }
+        let mut files = match self.policy.read() {
+            Ok(policy) => bosun_context::named_files_now(
+                &self.worktree_path,
+                asked,
+                &|p: &str| !policy.is_read_denied(p),
+                3 * 1024,
+            ),
+            Err(_) => String::new(),
+        };
+        if files.is_empty() {
+            return Ok(());
+        }
+        self.note_redacted(self.redaction.text(&mut files))?;
+        content.push_str("\n\nThe files the task names:\n");
+        content.push_str(files.trim_start());
+        Ok(())
+    }
+
     /// Sends a nudge (journaled as a `nudge` event), or, past the task's budget of them, the
     /// outcome that ends the task: `failed`, "no progress after N nudges: <reason>".
     fn nudge(
@@ -639,7 +664,12 @@ impl TaskRun {
     }
 
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
-        let mut system = bosun_context::system_prompt(&self.worktree_path);
+        let small = self.client.profile().is_small();
+        let mut system = if small {
+            bosun_context::small_system_prompt(&self.worktree_path)
+        } else {
+            bosun_context::system_prompt(&self.worktree_path)
+        };
         // The repository's files and the ones the prompt names, so a small model starts from
         // what the task needs (read-denied files are neither listed nor shown).
         let request = messages
@@ -651,9 +681,17 @@ impl TaskRun {
             })
             .unwrap_or_default();
         let repo = match self.policy.read() {
-            Ok(policy) => bosun_context::repo_context(&self.worktree_path, request, &|p: &str| {
-                !policy.is_read_denied(p)
-            }),
+            // A small model's first request stays under 2,000 tokens.
+            Ok(policy) => bosun_context::repo_context_within(
+                &self.worktree_path,
+                request,
+                &|p: &str| !policy.is_read_denied(p),
+                if self.client.profile().is_small() {
+                    bosun_context::SMALL_REPO_CONTEXT_CAP_BYTES
+                } else {
+                    bosun_context::REPO_CONTEXT_CAP_BYTES
+                },
+            ),
             Err(_) => String::new(),
         };
         if !repo.is_empty() {
@@ -670,7 +708,12 @@ impl TaskRun {
         }
         self.note_redacted(self.redaction.text(&mut system))?;
         let all_tools = self.registry.specs();
-        let tools = edit_blocks::offered_tools(&all_tools, edit_format);
+        let mut tools = edit_blocks::offered_tools(&all_tools, edit_format);
+        if small {
+            // A small model loops on its plan and cannot write a unified diff: neither is
+            // offered (a call to one is still served).
+            tools.retain(|t| !matches!(t.name.as_str(), "update_plan" | "apply_patch"));
+        }
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
         let mut recovered_seq: u64 = messages
@@ -696,6 +739,9 @@ impl TaskRun {
         // Calls that failed in this run (name and arguments): the same one again is answered
         // differently.
         let mut failed_calls: std::collections::HashSet<(String, String)> = Default::default();
+        // Calls that only look (read, list, search, plan) and ran in this run: the same look
+        // again is answered.
+        let mut seen_calls: std::collections::HashSet<(String, String)> = Default::default();
         let interrupted = || TaskOutcome {
             status: TaskStatus::Interrupted,
             summary: "stopped by the user".into(),
@@ -839,7 +885,7 @@ impl TaskRun {
             let from_blocks: std::collections::HashSet<String> =
                 blocks.calls.iter().map(|c| c.id.clone()).collect();
             calls.extend(blocks.calls);
-            let (text, problems) = (blocks.text, blocks.problems);
+            let (text, problems, echoed) = (blocks.text, blocks.problems, blocks.echoed);
             let recovered_call = |call: &ToolCall| recovered || from_blocks.contains(&call.id);
             if !text.trim().is_empty() {
                 self.emitter
@@ -895,6 +941,7 @@ impl TaskRun {
                         content.push_str(&edit_blocks::problems_message(&problems, None));
                     }
                     self.note_redacted(self.redaction.text(&mut content))?;
+                    self.remind_files(&mut content, &asked)?;
                     if let Some(outcome) = self.nudge(reason, &content)? {
                         return Ok(outcome);
                     }
@@ -906,6 +953,7 @@ impl TaskRun {
                 if !problems.is_empty() {
                     let mut content = edit_blocks::problems_message(&problems, Some(edit_format));
                     self.note_redacted(self.redaction.text(&mut content))?;
+                    self.remind_files(&mut content, &asked)?;
                     if let Some(outcome) = self.nudge(NudgeReason::SchemaError, &content)? {
                         return Ok(outcome);
                     }
@@ -914,13 +962,36 @@ impl TaskRun {
                 }
                 // A plan, a promise or a question instead of work: answered, and the loop goes on.
                 let changed = self.checkpointer.changed_anything();
-                if let Some(reason) = crate::nudge::classify(&asked, &text, changed) {
-                    let mut content = crate::nudge::message(reason, &tools);
+                // The code asked for, written out as it already is: nothing was done.
+                let claimed = crate::nudge::claims_unmade_change(&asked, &text, changed)
+                    || (!changed
+                        && !echoed.is_empty()
+                        && !crate::nudge::prompt_is_question(&asked));
+                let reason = crate::nudge::classify(&asked, &text, changed)
+                    .or(claimed.then_some(NudgeReason::Promise));
+                if let Some(reason) = reason {
+                    let mut content = if claimed && reason == NudgeReason::Promise {
+                        let how = if edit_format == bosun_model::EditFormat::Tools {
+                            String::new()
+                        } else {
+                            " Write each function or class you change out whole in a fenced \
+                             code block, or use a SEARCH/REPLACE block."
+                                .to_string()
+                        };
+                        format!(
+                            "{}{how}\n\n{}",
+                            crate::nudge::CLAIM_MESSAGE,
+                            crate::nudge::how_to_call(&tools)
+                        )
+                    } else {
+                        crate::nudge::message(reason, &tools)
+                    };
                     // Edits are blocks in this format, not tool calls: said again.
                     if edit_format != bosun_model::EditFormat::Tools {
                         content.push_str("\n\n");
                         content.push_str(bosun_model::instructions(edit_format));
                     }
+                    self.remind_files(&mut content, &asked)?;
                     if let Some(outcome) = self.nudge(reason, &content)? {
                         return Ok(outcome);
                     }
@@ -976,6 +1047,20 @@ impl TaskRun {
                         return Ok(outcome);
                     }
                     failed_calls.insert(key);
+                } else if matches!(
+                    call.name.as_str(),
+                    "read_file" | "list_dir" | "search" | "update_plan"
+                ) {
+                    // The same look again changes nothing: said, so the model moves on.
+                    let key = (call.name.clone(), canonical_arguments(&call.arguments));
+                    if !seen_calls.insert(key) {
+                        repeated.push(format!(
+                            "You already called `{}` with these arguments, and its result is \
+                             above: calling it again changes nothing. Do the next step of the \
+                             task now.",
+                            call.name
+                        ));
+                    }
                 }
                 messages.push(done.message);
                 if command {
@@ -1027,7 +1112,8 @@ impl TaskRun {
                 messages.push(ChatMessage::User { content });
             }
             if !repeated.is_empty() {
-                let content = repeated.join("\n\n");
+                let mut content = repeated.join("\n\n");
+                self.remind_files(&mut content, &asked)?;
                 if let Some(outcome) = self.nudge(NudgeReason::RepeatedCall, &content)? {
                     return Ok(outcome);
                 }

@@ -5,7 +5,7 @@
 
 use crate::edit_match::{Loose, LooseMatch, loose_replace};
 use crate::path::{confine_for_write, normalize_rel};
-use crate::read_file::missing;
+use crate::read_file::missing_in;
 use crate::text::{looks_binary, truncate_at};
 use crate::write_file::write_text;
 use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
@@ -76,7 +76,7 @@ fn edit(worktree: &Path, args: &Args) -> Result<ToolOutput, ToolError> {
             "`{rel}` is a directory; give a file path"
         )));
     }
-    let bytes = std::fs::read(&resolved.abs).map_err(|e| missing(&rel, &e))?;
+    let bytes = std::fs::read(&resolved.abs).map_err(|e| missing_in(worktree, &rel, &e))?;
     if looks_binary(&bytes) {
         return Err(ToolError::Model(format!(
             "`{rel}` is a binary file; edit_file only edits text"

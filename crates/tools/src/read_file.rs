@@ -64,7 +64,7 @@ impl ToolHandler for ReadFile {
 fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
     let resolved = confine(worktree, &args.path)?;
     let shown = resolved.shown();
-    let meta = std::fs::metadata(&resolved.abs).map_err(|e| missing(shown, &e))?;
+    let meta = std::fs::metadata(&resolved.abs).map_err(|e| missing_in(worktree, shown, &e))?;
     if meta.is_dir() {
         return Err(ToolError::Model(format!(
             "`{shown}` is a directory; use list_dir to see what it contains"
@@ -126,6 +126,72 @@ fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
         ));
     }
     Ok(out)
+}
+
+/// [`missing`], naming the files of the worktree the model probably meant: those with the same
+/// file name (`src/stats.py` asked, `stats.py` there). Hidden files and directories are never
+/// offered.
+pub(crate) fn missing_in(worktree: &Path, shown: &str, e: &std::io::Error) -> ToolError {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return missing(shown, e);
+    }
+    let Some(name) = shown
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty() && !n.starts_with('.'))
+    else {
+        return missing(shown, e);
+    };
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        name: &str,
+        seen: &mut usize,
+        out: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > 6 || *seen > 5000 || out.len() >= 3 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            *seen += 1;
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') || n == "node_modules" || n == "target" {
+                continue;
+            }
+            let path = if rel.is_empty() {
+                n.clone()
+            } else {
+                format!("{rel}/{n}")
+            };
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                walk(&e.path(), &path, name, seen, out, depth + 1);
+            } else if meta.is_file() && n == name {
+                out.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(worktree, "", name, &mut 0, &mut found, 0);
+    match found.as_slice() {
+        [] => missing(shown, e),
+        paths => ToolError::Model(format!(
+            "`{shown}` does not exist; did you mean {}?",
+            paths
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+    }
 }
 
 pub(crate) fn missing(shown: &str, e: &std::io::Error) -> ToolError {

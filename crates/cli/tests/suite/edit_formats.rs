@@ -453,3 +453,90 @@ fn a_bad_block_beside_a_good_one_is_told_after_the_good_one_ran() {
         )
     );
 }
+
+/// The fixture with a Python module and its test committed.
+fn with_python(env: &Env) {
+    std::fs::write(
+        env.repo.join("stats.py"),
+        "def mean(xs):\n    \"\"\"The mean of a non-empty list.\"\"\"\n    raise NotImplementedError\n\n\ndef total(xs):\n    return sum(xs)\n",
+    )
+    .unwrap();
+    std::fs::write(env.repo.join("test_stats.py"), "def mean(xs):\n    pass\n").unwrap();
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-qm", "stats"]);
+}
+
+#[test]
+fn the_corrected_function_in_a_plain_python_fence_replaces_its_definition_and_is_credited() {
+    let env = Env::new();
+    with_python(&env);
+    let server = MockModelServer::start_blocking(vec![
+        text(
+            "Here is the implementation:\n\n```python\ndef mean(xs):\n    \"\"\"The mean of a non-empty list.\"\"\"\n    return sum(xs) / len(xs)\n```",
+        ),
+        text("I implemented mean() in stats.py."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("search-replace"));
+    let run = run_small(&env, "Implement mean() in stats.py");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let stats = std::fs::read_to_string(run.worktree().join("stats.py")).unwrap();
+    assert!(
+        stats.contains("    return sum(xs) / len(xs)\n\n\ndef total(xs):"),
+        "{stats}"
+    );
+    assert!(!stats.contains("NotImplementedError"), "{stats}");
+    // The test file's own `mean` was not touched, and the edit is the call that made it.
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("test_stats.py")).unwrap(),
+        "def mean(xs):\n    pass\n"
+    );
+    assert_eq!(
+        begun(&run),
+        vec![("recovered_1".to_string(), "edit_file".to_string(), true)]
+    );
+    let review = env.json(&["review", &run.task_id(), "--json"]);
+    assert!(review.to_string().contains("recovered_1"), "{review}");
+}
+
+#[test]
+fn the_stub_written_back_unchanged_is_nudged_not_answered() {
+    let env = Env::new();
+    with_python(&env);
+    let stub = "```python\ndef mean(xs):\n    \"\"\"The mean of a non-empty list.\"\"\"\n    raise NotImplementedError\n```";
+    let server = MockModelServer::start_blocking(vec![
+        text(stub),
+        text("```python\ndef mean(xs):\n    \"\"\"The mean of a non-empty list.\"\"\"\n    return sum(xs) / len(xs)\n```"),
+        text("Done."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("search-replace"));
+    let run = run_small(&env, "Implement mean() in stats.py");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let nudged: Vec<NudgeReason> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Nudge(n) => Some(n.reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nudged, vec![NudgeReason::Promise]);
+    let told = messages(&server.model_requests()[1])
+        .last()
+        .cloned()
+        .unwrap();
+    assert!(
+        told["content"]
+            .as_str()
+            .unwrap()
+            .contains("nothing in the repository has changed"),
+        "{told}"
+    );
+    assert!(
+        !std::fs::read_to_string(run.worktree().join("stats.py"))
+            .unwrap()
+            .contains("NotImplementedError")
+    );
+}

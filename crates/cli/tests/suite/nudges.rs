@@ -391,3 +391,77 @@ fn a_fence_with_one_valid_and_two_malformed_objects_runs_the_valid_one_and_repor
     assert_eq!(warned, vec![told]);
     assert!(nudges(&run).is_empty(), "progress was made: no nudge");
 }
+
+#[test]
+fn a_reply_claiming_an_edit_that_was_never_made_is_nudged_and_the_next_nudge_shows_the_file() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        text("I fixed the title in README.md."),
+        text("I have updated README.md as asked."),
+        tools(vec![call("c1", "edit_file", title_edit())]),
+        text("I changed the title of README.md to `# demo app`."),
+    ])
+    .unwrap();
+    let run = env.run(
+        &server,
+        "Rename the project to demo app in README.md",
+        &["--no-checks"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let sent = nudges(&run);
+    assert_eq!(
+        sent.iter().map(|n| n.reason).collect::<Vec<_>>(),
+        vec![NudgeReason::Promise, NudgeReason::Promise]
+    );
+    assert!(
+        sent[0]
+            .message
+            .starts_with("You said the change is made, but nothing in the repository has changed"),
+        "{}",
+        sent[0].message
+    );
+    // Deterministic sampling answers the same words the same way: the second nudge differs,
+    // with the file the task names as it is now.
+    assert!(
+        !sent[0].message.contains("## README.md"),
+        "{}",
+        sent[0].message
+    );
+    assert!(
+        sent[1]
+            .message
+            .contains("The files the task names:\n## README.md (as it is now)\n```\n# demo"),
+        "{}",
+        sent[1].message
+    );
+}
+
+#[test]
+fn the_same_look_twice_is_answered_so_the_model_moves_on() {
+    let env = Env::new();
+    let read = || tools(vec![call("r", "read_file", json!({"path": "README.md"}))]);
+    let server = MockModelServer::start_blocking(vec![
+        read(),
+        read(),
+        tools(vec![call("c1", "edit_file", title_edit())]),
+        text("I changed the title of README.md to `# demo app`."),
+    ])
+    .unwrap();
+    let run = env.run(
+        &server,
+        "Rename the project to demo app in the README",
+        &["--no-checks"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let sent = nudges(&run);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].reason, NudgeReason::RepeatedCall);
+    assert!(
+        sent[0]
+            .message
+            .contains("You already called `read_file` with these arguments"),
+        "{}",
+        sent[0].message
+    );
+}

@@ -83,6 +83,15 @@ fn a_local_server_is_probed_on_first_use_and_its_model_gets_the_tools_as_hermes_
         "{system}"
     );
     assert!(system.contains("\"name\":\"read_file\""), "{system}");
+    // A small model: the short prompt, no plan or patch tool, a short response limit.
+    assert!(system.contains("change them now"), "{system}");
+    assert!(!system.contains("\"name\":\"update_plan\""), "{system}");
+    assert!(!system.contains("\"name\":\"apply_patch\""), "{system}");
+    assert_eq!(reqs[2].body["max_tokens"], 2048);
+    assert_eq!(
+        reqs[0].body["max_tokens"], 256,
+        "the probe's own requests are short"
+    );
     // The call the model wrote ran, and went back to it as text: no `tool` role, results in
     // <tool_response> tags in the user's turn.
     assert_eq!(

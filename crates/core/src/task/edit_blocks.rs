@@ -28,6 +28,9 @@ pub(super) fn offered_tools(all: &[ToolSpec], format: EditFormat) -> Vec<ToolSpe
 #[derive(Debug, Default)]
 pub(super) struct BlockCalls {
     pub calls: Vec<ToolCall>,
+    /// Definitions the reply wrote out exactly as they already are (a small model echoing
+    /// the stub it was asked to fill in), by name.
+    pub echoed: Vec<String>,
     /// What looked like an edit but cannot be applied.
     pub problems: Vec<String>,
     /// The reply's text without the blocks.
@@ -48,8 +51,16 @@ pub(super) fn block_calls(
             ..Default::default()
         };
     }
-    let found = parse_edit_blocks(text, format);
+    let mut found = parse_edit_blocks(text, format);
+    let mut echoed = Vec::new();
+    if found.edits.is_empty() && found.problems.is_empty() {
+        // No block, but perhaps the corrected function written out as plain code.
+        let (edits, same) = definition_edits_and_echoes(&found.remaining_text, worktree);
+        found.edits = edits;
+        echoed = same;
+    }
     let mut out = BlockCalls {
+        echoed,
         problems: found.problems,
         text: found.remaining_text,
         calls: Vec::new(),
@@ -85,6 +96,255 @@ pub(super) fn block_calls(
     out
 }
 
+/// Small models asked for a fix often answer with the corrected function in a plain
+/// ```` ```python ```` fence and no block at all. Each top-level `def`/`class` of such a fence
+/// that matches exactly one definition of that name, at any depth, in exactly one Python file
+/// of the worktree (test files aside: a fix never rewrites the test that judges it) replaces
+/// that definition (its decorators and body, found by indentation), re-indented to where it
+/// stands. A definition that is already the same, or matches nothing or several, is left
+/// alone: the fence stays code. Python only (its blocks are delimited by indentation).
+#[cfg(test)]
+pub(super) fn definition_edits(text: &str, worktree: &Path) -> Vec<bosun_model::EditBlock> {
+    definition_edits_and_echoes(text, worktree).0
+}
+
+/// [`definition_edits`], and the names of the definitions written out unchanged.
+fn definition_edits_and_echoes(
+    text: &str,
+    worktree: &Path,
+) -> (Vec<bosun_model::EditBlock>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut echoed = Vec::new();
+    let fences = python_fences(text);
+    if fences.is_empty() {
+        return (out, echoed);
+    }
+    let files = python_files(worktree);
+    for fence in fences {
+        for (name, new_def) in top_level_definitions(&fence) {
+            let mut hits = Vec::new();
+            for rel in &files {
+                let Ok(source) = std::fs::read_to_string(worktree.join(rel)) else {
+                    continue;
+                };
+                for (start, end, indent) in find_definitions(&source, &name) {
+                    hits.push((rel.clone(), source[start..end].to_string(), indent));
+                }
+            }
+            let [(path, old, indent)] = hits.as_slice() else {
+                continue;
+            };
+            let new = reindent(&new_def, indent);
+            if old.trim_end() == new.trim_end() {
+                echoed.push(name);
+                continue;
+            }
+            // The old text ends where the definition's last line ends; so does the new.
+            let new = if old.ends_with('\n') && !new.ends_with('\n') {
+                format!("{new}\n")
+            } else {
+                new
+            };
+            out.push(bosun_model::EditBlock {
+                path: path.clone(),
+                kind: EditKind::SearchReplace {
+                    search: old.clone(),
+                    replace: new,
+                },
+            });
+        }
+    }
+    (out, echoed)
+}
+
+/// The contents of the ```` ```python ````, ```` ```py ```` and bare fences of `text`.
+fn python_fences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim();
+        let Some(lang) = t.strip_prefix("```") else {
+            continue;
+        };
+        let lang = lang.trim().to_ascii_lowercase();
+        let mut body = String::new();
+        for l in lines.by_ref() {
+            if l.trim() == "```" {
+                break;
+            }
+            body.push_str(l);
+            body.push('\n');
+        }
+        if matches!(lang.as_str(), "python" | "py" | "python3" | "") {
+            out.push(body);
+        }
+    }
+    out
+}
+
+/// Python files of the worktree (at most 2,000; test files, virtual environments and caches
+/// left out), relative, with `/`.
+fn python_files(worktree: &Path) -> Vec<String> {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>, depth: usize) {
+        if depth > 6 || out.len() >= 2000 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                if !name.starts_with('.')
+                    && !matches!(
+                        name.as_str(),
+                        "node_modules"
+                            | "venv"
+                            | "__pycache__"
+                            | "site-packages"
+                            | "build"
+                            | "dist"
+                    )
+                {
+                    walk(&e.path(), &path, out, depth + 1);
+                }
+            } else if meta.is_file()
+                && name.ends_with(".py")
+                && !name.starts_with("test_")
+                && !name.ends_with("_test.py")
+                && !path.split('/').any(|c| c == "tests")
+            {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(worktree, "", &mut out, 0);
+    out
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+fn def_name(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let rest = t
+        .strip_prefix("async def ")
+        .or_else(|| t.strip_prefix("def "))
+        .or_else(|| t.strip_prefix("class "))?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The top-level definitions of a fence: (name, its text from its decorators to its last
+/// indented line).
+fn top_level_definitions(code: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if indent_of(line) == 0 && (def_name(line).is_some() || line.starts_with('@')) {
+            let start = i;
+            while i < lines.len() && lines[i].starts_with('@') {
+                i += 1;
+            }
+            let Some(name) = lines
+                .get(i)
+                .and_then(|l| def_name(l))
+                .filter(|_| indent_of(lines[i]) == 0)
+            else {
+                i += 1;
+                continue;
+            };
+            let mut end = i + 1;
+            while end < lines.len() && (lines[end].trim().is_empty() || indent_of(lines[end]) > 0) {
+                end += 1;
+            }
+            let mut last = end;
+            while last > i + 1 && lines[last - 1].trim().is_empty() {
+                last -= 1;
+            }
+            out.push((name.to_string(), lines[start..last].join("\n")));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Where `def NAME`/`class NAME` is defined in `source`: byte range (decorators to the last
+/// line of its body, with that line's newline) and the definition's indentation.
+fn find_definitions(source: &str, name: &str) -> Vec<(usize, usize, usize)> {
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        starts.push((offset, line));
+        offset += line.len();
+    }
+    let mut out = Vec::new();
+    for (k, (at, line)) in starts.iter().enumerate() {
+        if def_name(line) != Some(name) {
+            continue;
+        }
+        let indent = indent_of(line);
+        let mut first = k;
+        while first > 0 && {
+            let prev = starts[first - 1].1;
+            prev.trim_start().starts_with('@') && indent_of(prev) == indent
+        } {
+            first -= 1;
+        }
+        let mut end = k + 1;
+        let mut last = k + 1;
+        while end < starts.len() {
+            let l = starts[end].1;
+            if l.trim().is_empty() {
+                end += 1;
+                continue;
+            }
+            if indent_of(l) <= indent {
+                break;
+            }
+            end += 1;
+            last = end;
+        }
+        let stop = starts.get(last).map_or(source.len(), |(o, _)| *o);
+        let _ = at;
+        out.push((starts[first].0, stop, indent));
+    }
+    out
+}
+
+/// `code` (written at indentation 0) moved to `indent` spaces.
+fn reindent(code: &str, indent: &usize) -> String {
+    let pad = " ".repeat(*indent);
+    code.lines()
+        .map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// What the model is told about blocks that were not applied; `instructions` says the format
 /// again when nothing in the reply ran.
 pub(super) fn problems_message(problems: &[String], format: Option<EditFormat>) -> String {
@@ -101,6 +361,45 @@ pub(super) fn problems_message(problems: &[String], format: Option<EditFormat>) 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_corrected_function_in_a_plain_fence_replaces_its_one_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "import math\n\n\ndef counts(xs):\n    return {}\n\n\n@cache\ndef dedupe(items):\n    \"\"\"Doc.\"\"\"\n    return list(set(items))\n\n\nclass Box:\n    def size(self):\n        return 0\n";
+        std::fs::write(dir.path().join("util.py"), source).unwrap();
+        std::fs::write(dir.path().join("test_util.py"), "def dedupe():\n    pass\n").unwrap();
+        let reply = "Here is the fix:\n\n```python\n@cache\ndef dedupe(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n\n\nprint(dedupe([1]))\n```\nAnd:\n```py\ndef size(self):\n    return 1\n```\n```python\ndef counts(xs):\n    return {}\n```";
+        let edits = definition_edits(reply, dir.path());
+        assert_eq!(edits.len(), 2, "{edits:?}");
+        let EditKind::SearchReplace { search, replace } = &edits[0].kind else {
+            panic!()
+        };
+        assert_eq!(edits[0].path, "util.py");
+        assert_eq!(
+            search,
+            "@cache\ndef dedupe(items):\n    \"\"\"Doc.\"\"\"\n    return list(set(items))\n"
+        );
+        assert!(
+            replace.starts_with("@cache\ndef dedupe(items):\n    seen = set()"),
+            "{replace}"
+        );
+        assert!(replace.ends_with("seen.add(x))]\n"), "{replace:?}");
+        // A method is re-indented to where it stands; an unchanged definition is no edit.
+        let EditKind::SearchReplace { search, replace } = &edits[1].kind else {
+            panic!()
+        };
+        assert_eq!(search, "    def size(self):\n        return 0\n");
+        assert_eq!(replace, "    def size(self):\n        return 1\n");
+        // A name defined twice, or nowhere, is left alone.
+        std::fs::write(dir.path().join("other.py"), "def size():\n    pass\n").unwrap();
+        assert!(
+            definition_edits("```python\ndef size(self):\n    return 2\n```", dir.path())
+                .is_empty()
+        );
+        assert!(
+            definition_edits("```python\ndef nowhere():\n    return 2\n```", dir.path()).is_empty()
+        );
+    }
 
     #[test]
     fn blocks_become_calls_numbered_after_the_task_s_earlier_ones() {

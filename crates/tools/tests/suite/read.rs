@@ -255,3 +255,41 @@ async fn search_caps_matches() {
     assert_eq!(out.content.lines().count(), 201);
     assert!(out.content.contains("[Showing the first 200 matches"));
 }
+
+#[tokio::test]
+async fn a_missing_path_names_the_files_of_that_name_the_model_probably_meant() {
+    let wt = Worktree::new(&[
+        ("collections_util.py", "x = 1\n"),
+        ("pkg/deep/stats.py", "y = 2\n"),
+        (".secret/stats.py", "z\n"),
+    ]);
+    let err = wt
+        .model_error("read_file", json!({"path": "src/collections_util.py"}))
+        .await;
+    assert_eq!(
+        err,
+        "`src/collections_util.py` does not exist; did you mean `collections_util.py`?"
+    );
+    let err = wt
+        .model_error("read_file", json!({"path": "stats.py"}))
+        .await;
+    assert_eq!(
+        err,
+        "`stats.py` does not exist; did you mean `pkg/deep/stats.py`?"
+    );
+    let err = wt
+        .model_error(
+            "edit_file",
+            json!({"path": "lib/collections_util.py", "old_string": "x", "new_string": "y"}),
+        )
+        .await;
+    assert!(err.contains("did you mean `collections_util.py`?"), "{err}");
+    // No file of that name: the plain message, and hidden directories are never offered.
+    let err = wt
+        .model_error("read_file", json!({"path": "nope.py"}))
+        .await;
+    assert!(
+        err.ends_with("use list_dir or search to find the right path"),
+        "{err}"
+    );
+}
