@@ -711,8 +711,15 @@ impl TaskRun {
         let mut tools = edit_blocks::offered_tools(&all_tools, edit_format);
         if small {
             // A small model loops on its plan and cannot write a unified diff: neither is
-            // offered (a call to one is still served).
-            tools.retain(|t| !matches!(t.name.as_str(), "update_plan" | "apply_patch"));
+            // offered (a call to one is still served). Writing whole files, it does best with
+            // nothing else to choose from but reading a file the request does not show (as
+            // Aider's whole format: the files and the format, no tools); the checks still run.
+            let whole = edit_format == bosun_model::EditFormat::Whole;
+            tools.retain(|t| match t.name.as_str() {
+                "update_plan" | "apply_patch" => false,
+                "read_file" => true,
+                _ => !whole,
+            });
         }
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
@@ -963,10 +970,11 @@ impl TaskRun {
                 // A plan, a promise or a question instead of work: answered, and the loop goes on.
                 let changed = self.checkpointer.changed_anything();
                 // The code asked for, written out as it already is: nothing was done.
+                // So is a reply that does no work after the model was told nothing changed
+                // ("Done."): it gets the next nudge, not the end of the task.
+                let change_asked = !changed && !crate::nudge::prompt_is_question(&asked);
                 let claimed = crate::nudge::claims_unmade_change(&asked, &text, changed)
-                    || (!changed
-                        && !echoed.is_empty()
-                        && !crate::nudge::prompt_is_question(&asked));
+                    || (change_asked && (!echoed.is_empty() || self.nudges > 0));
                 let reason = crate::nudge::classify(&asked, &text, changed)
                     .or(claimed.then_some(NudgeReason::Promise));
                 if let Some(reason) = reason {

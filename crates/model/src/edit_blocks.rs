@@ -70,7 +70,7 @@ pub fn instructions(format: EditFormat) -> &'static str {
             "To change or create a file, do not call edit_file, write_file or apply_patch: write \
 the file's path on its own line, then a fence holding the file's complete new content (every \
 line, not only the changed ones):\n\
-src/calc.py\n\
+calc.py\n\
 ```python\n\
 def add(a, b):\n    return a + b\n\
 ```\n\
@@ -79,7 +79,7 @@ Call the other tools as usual."
         EditFormat::SearchReplace => {
             "To change a file, do not call edit_file, write_file or apply_patch: write the file's \
 path on its own line, then a search/replace block in a fence:\n\
-src/calc.py\n\
+calc.py\n\
 ```python\n\
 <<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n\
 ```\n\

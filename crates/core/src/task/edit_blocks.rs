@@ -65,7 +65,28 @@ pub(super) fn block_calls(
         text: found.remaining_text,
         calls: Vec::new(),
     };
-    for edit in found.edits {
+    // A "whole file" of a Python file that only holds some of its definitions is those
+    // definitions (a small model writes out the function it changed, not the file): taken as
+    // such, so the rest of the file is not deleted.
+    let edits: Vec<bosun_model::EditBlock> = found
+        .edits
+        .into_iter()
+        .flat_map(|edit| match &edit.kind {
+            EditKind::Whole { content } if edit.path.ends_with(".py") => {
+                match partial_file_edits(worktree, &edit.path, content) {
+                    Some(parts) => parts,
+                    None => vec![edit],
+                }
+            }
+            _ => vec![edit],
+        })
+        .collect();
+    for mut edit in edits {
+        // A path that does not exist, in a directory that does not either, for a file name
+        // the worktree has once (`src/stats.py` written, `stats.py` there): that file.
+        if let Some(meant) = meant_path(worktree, &edit.path) {
+            edit.path = meant;
+        }
         let (name, args) = match edit.kind {
             EditKind::Whole { content } => {
                 ("write_file", json!({"path": edit.path, "content": content}))
@@ -155,6 +176,109 @@ fn definition_edits_and_echoes(
         }
     }
     (out, echoed)
+}
+
+/// The one file of the worktree named like `path` when `path` and its directory do not exist.
+fn meant_path(worktree: &Path, path: &str) -> Option<String> {
+    let asked = worktree.join(path);
+    if asked.symlink_metadata().is_ok() || asked.parent().is_some_and(|p| p.exists()) {
+        return None;
+    }
+    let name = path.rsplit('/').next()?;
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        name: &str,
+        out: &mut Vec<String>,
+        seen: &mut usize,
+        depth: usize,
+    ) {
+        if depth > 6 || *seen > 5000 || out.len() > 1 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            *seen += 1;
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') || n == "node_modules" || n == "target" {
+                continue;
+            }
+            let p = if rel.is_empty() {
+                n.clone()
+            } else {
+                format!("{rel}/{n}")
+            };
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                walk(&e.path(), &p, name, out, seen, depth + 1);
+            } else if meta.is_file() && n == name {
+                out.push(p);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(worktree, "", name, &mut found, &mut 0, 0);
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The definitions of a whole-file block for `path`, as edits of the file as it is, when the
+/// block leaves out some of the file's top-level definitions and holds nothing else at the top
+/// level but definitions the file has and imports it has; `None` when it reads as a file.
+fn partial_file_edits(
+    worktree: &Path,
+    path: &str,
+    content: &str,
+) -> Option<Vec<bosun_model::EditBlock>> {
+    let source = std::fs::read_to_string(worktree.join(path)).ok()?;
+    let old: Vec<String> = top_level_definitions(&source)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let new = top_level_definitions(content);
+    if new.is_empty() || new.len() >= old.len() || !new.iter().all(|(n, _)| old.contains(n)) {
+        return None;
+    }
+    let other_lines_known = content.lines().all(|l| {
+        l.trim().is_empty()
+            || indent_of(l) > 0
+            || l.starts_with('@')
+            || def_name(l).is_some()
+            || l.starts_with('#')
+            || ((l.starts_with("import ") || l.starts_with("from ")) && source.contains(l))
+    });
+    if !other_lines_known {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (name, def) in new {
+        let found = find_definitions(&source, &name);
+        let [(start, end, 0)] = found.as_slice() else {
+            return None;
+        };
+        let old_def = &source[*start..*end];
+        let new_def = if old_def.ends_with('\n') && !def.ends_with('\n') {
+            format!("{def}\n")
+        } else {
+            def
+        };
+        if old_def.trim_end() != new_def.trim_end() {
+            out.push(bosun_model::EditBlock {
+                path: path.to_string(),
+                kind: EditKind::SearchReplace {
+                    search: old_def.to_string(),
+                    replace: new_def,
+                },
+            });
+        }
+    }
+    Some(out)
 }
 
 /// The contents of the ```` ```python ````, ```` ```py ```` and bare fences of `text`.
@@ -361,6 +485,56 @@ pub(super) fn problems_message(problems: &[String], format: Option<EditFormat>) 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_block_for_a_made_up_directory_goes_to_the_one_file_of_that_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("stats.py"), "x = 1\n").unwrap();
+        std::fs::create_dir(dir.path().join("pkg")).unwrap();
+        assert_eq!(
+            meant_path(dir.path(), "src/stats.py").as_deref(),
+            Some("stats.py")
+        );
+        // An existing directory, or no file of that name: the path as written (a new file).
+        assert_eq!(meant_path(dir.path(), "pkg/stats.py"), None);
+        assert_eq!(meant_path(dir.path(), "src/other.py"), None);
+        let mut seq = 0;
+        let found = block_calls(
+            "src/stats.py\n```python\nx = 2\n```",
+            EditFormat::Whole,
+            dir.path(),
+            &mut seq,
+        );
+        assert!(
+            found.calls[0].arguments.contains("\"path\":\"stats.py\""),
+            "{:?}",
+            found.calls
+        );
+    }
+
+    #[test]
+    fn a_whole_file_block_with_only_the_changed_function_keeps_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "import re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n";
+        std::fs::write(dir.path().join("m.py"), source).unwrap();
+        let partial = "import re\n\ndef b():\n    return 3\n";
+        let edits = partial_file_edits(dir.path(), "m.py", partial).unwrap();
+        assert_eq!(edits.len(), 1);
+        let EditKind::SearchReplace { search, replace } = &edits[0].kind else {
+            panic!()
+        };
+        assert_eq!(
+            (search.as_str(), replace.as_str()),
+            ("def b():\n    return 2\n", "def b():\n    return 3\n")
+        );
+        // The whole file, or a file with new top-level code, is a file.
+        assert!(partial_file_edits(dir.path(), "m.py", source).is_none());
+        assert!(
+            partial_file_edits(dir.path(), "m.py", "def b():\n    return 3\n\nprint(b())\n")
+                .is_none()
+        );
+        assert!(partial_file_edits(dir.path(), "new.py", partial).is_none());
+    }
 
     #[test]
     fn a_corrected_function_in_a_plain_fence_replaces_its_one_definition() {
