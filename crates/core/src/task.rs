@@ -970,11 +970,9 @@ impl TaskRun {
                 // A plan, a promise or a question instead of work: answered, and the loop goes on.
                 let changed = self.checkpointer.changed_anything();
                 // The code asked for, written out as it already is: nothing was done.
-                // So is a reply that does no work after the model was told nothing changed
-                // ("Done."): it gets the next nudge, not the end of the task.
                 let change_asked = !changed && !crate::nudge::prompt_is_question(&asked);
                 let claimed = crate::nudge::claims_unmade_change(&asked, &text, changed)
-                    || (change_asked && (!echoed.is_empty() || self.nudges > 0));
+                    || (change_asked && !echoed.is_empty());
                 let reason = crate::nudge::classify(&asked, &text, changed)
                     .or(claimed.then_some(NudgeReason::Promise));
                 if let Some(reason) = reason {

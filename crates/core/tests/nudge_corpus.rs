@@ -472,3 +472,34 @@ fn nudge_classifier_precision_and_recall_on_the_corpus() {
         }
     }
 }
+
+#[test]
+fn a_claim_of_an_unmade_change_is_told_from_an_answer() {
+    use bosun_core::nudge::claims_unmade_change;
+    let fix = "Fix the median in stats.py";
+    for claim in [
+        "I fixed the median function in stats.py.",
+        "I have updated README.md as asked.",
+        "The function has been corrected.",
+        "I made the change to `nested.py` as documented.",
+        "Done.",
+    ] {
+        assert!(claims_unmade_change(fix, claim, false), "{claim}");
+        assert!(
+            !claims_unmade_change(fix, claim, true),
+            "a change was made: {claim}"
+        );
+    }
+    for not_claim in [
+        "The median is computed by sorting the values.",
+        "Sorry, I cannot help with that.",
+        "I could not find stats.py.",
+    ] {
+        assert!(!claims_unmade_change(fix, not_claim, false), "{not_claim}");
+    }
+    assert!(!claims_unmade_change(
+        "What does median() do?",
+        "I fixed nothing; it sorts.",
+        false
+    ));
+}
