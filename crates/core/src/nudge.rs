@@ -111,28 +111,7 @@ pub fn claims_unmade_change(prompt: &str, reply: &str, changed_anything: bool) -
         "made",
     ];
     let prose = strip_code_blocks(reply).to_lowercase();
-    // "Done." alone says the same.
-    let bare: String = prose
-        .chars()
-        .filter(|c| c.is_alphanumeric() || c.is_whitespace())
-        .collect();
-    if matches!(
-        bare.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .as_str(),
-        "done"
-            | "fixed"
-            | "completed"
-            | "finished"
-            | "all done"
-            | "all set"
-            | "task completed"
-            | "the task is complete"
-            | "task complete"
-    ) {
-        return true;
-    }
+
     let words: Vec<&str> = prose
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())

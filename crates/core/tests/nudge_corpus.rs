@@ -482,7 +482,6 @@ fn a_claim_of_an_unmade_change_is_told_from_an_answer() {
         "I have updated README.md as asked.",
         "The function has been corrected.",
         "I made the change to `nested.py` as documented.",
-        "Done.",
     ] {
         assert!(claims_unmade_change(fix, claim, false), "{claim}");
         assert!(
@@ -494,6 +493,8 @@ fn a_claim_of_an_unmade_change_is_told_from_an_answer() {
         "The median is computed by sorting the values.",
         "Sorry, I cannot help with that.",
         "I could not find stats.py.",
+        // A command's work changes no file: "done" is no claim about one.
+        "done",
     ] {
         assert!(!claims_unmade_change(fix, not_claim, false), "{not_claim}");
     }
