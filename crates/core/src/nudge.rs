@@ -145,8 +145,16 @@ pub fn prompt_is_question(prompt: &str) -> bool {
         "can we",
         "could we",
     ];
-    if REQUESTS.iter().any(|r| p.starts_with(r)) {
-        return false;
+    if let Some(r) = REQUESTS.iter().find(|r| p.starts_with(**r)) {
+        // "Can you explain …", "please tell me …": asked as a request, still a question.
+        let next = p[r.len()..]
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        return matches!(
+            next,
+            "explain" | "describe" | "summarize" | "summarise" | "tell" | "show" | "list"
+        );
     }
     const ASKING: &[&str] = &[
         "what",

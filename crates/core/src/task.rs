@@ -888,6 +888,7 @@ impl TaskRun {
                 edit_format,
                 &self.worktree_path,
                 &mut recovered_seq,
+                !crate::nudge::prompt_is_question(&asked),
             );
             let from_blocks: std::collections::HashSet<String> =
                 blocks.calls.iter().map(|c| c.id.clone()).collect();

@@ -504,3 +504,23 @@ fn a_claim_of_an_unmade_change_is_told_from_an_answer() {
         false
     ));
 }
+
+#[test]
+fn a_request_to_explain_is_a_question() {
+    use bosun_core::nudge::prompt_is_question;
+    for q in [
+        "Can you explain a.py?",
+        "Could you tell me what f returns",
+        "Please explain what f returns",
+        "please describe the layout",
+    ] {
+        assert!(prompt_is_question(q), "{q}");
+    }
+    for r in [
+        "Can you fix a.py?",
+        "Please rename f to g",
+        "Could you add a test",
+    ] {
+        assert!(!prompt_is_question(r), "{r}");
+    }
+}

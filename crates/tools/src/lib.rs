@@ -28,7 +28,7 @@ pub use apply_patch::ApplyPatch;
 pub use edit_file::EditFile;
 pub use list_dir::ListDir;
 pub use path::resolve_in_worktree;
-pub use read_file::ReadFile;
+pub use read_file::{ReadFile, files_named};
 pub use registry::ToolRegistry;
 pub use run_command::RunCommand;
 pub use search::Search;

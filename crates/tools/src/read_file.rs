@@ -128,20 +128,10 @@ fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
     Ok(out)
 }
 
-/// [`missing`], naming the files of the worktree the model probably meant: those with the same
-/// file name (`src/stats.py` asked, `stats.py` there). Hidden files and directories are never
-/// offered.
-pub(crate) fn missing_in(worktree: &Path, shown: &str, e: &std::io::Error) -> ToolError {
-    if e.kind() != std::io::ErrorKind::NotFound {
-        return missing(shown, e);
-    }
-    let Some(name) = shown
-        .rsplit('/')
-        .next()
-        .filter(|n| !n.is_empty() && !n.starts_with('.'))
-    else {
-        return missing(shown, e);
-    };
+/// The worktree's files called `name` (at most 3, in name order; hidden files and
+/// directories, `node_modules` and `target` left out; symlinks not followed), relative with
+/// `/`: what a model that wrote a wrong directory probably meant.
+pub fn files_named(worktree: &Path, name: &str) -> Vec<String> {
     fn walk(
         dir: &Path,
         rel: &str,
@@ -181,6 +171,24 @@ pub(crate) fn missing_in(worktree: &Path, shown: &str, e: &std::io::Error) -> To
     }
     let mut found = Vec::new();
     walk(worktree, "", name, &mut 0, &mut found, 0);
+    found
+}
+
+/// [`missing`], naming the files of the worktree the model probably meant: those with the same
+/// file name (`src/stats.py` asked, `stats.py` there). Hidden files and directories are never
+/// offered.
+pub(crate) fn missing_in(worktree: &Path, shown: &str, e: &std::io::Error) -> ToolError {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return missing(shown, e);
+    }
+    let Some(name) = shown
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty() && !n.starts_with('.'))
+    else {
+        return missing(shown, e);
+    };
+    let found = files_named(worktree, name);
     match found.as_slice() {
         [] => missing(shown, e),
         paths => ToolError::Model(format!(

@@ -250,9 +250,12 @@ pub(crate) fn provider_entry(
         }
         if let Err(e) = profile.keys(&name) {
             // Said as the flag the user typed.
+            let said = match e {
+                bosun_core::CoreError::Config(m) => m,
+                other => other.to_string(),
+            };
             return Err(bosun_core::CoreError::Config(
-                e.to_string()
-                    .replace("profile.tool_format", "--tool-format")
+                said.replace("profile.tool_format", "--tool-format")
                     .replace("profile.edit_format", "--edit-format"),
             )
             .into());

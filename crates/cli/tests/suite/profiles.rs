@@ -84,7 +84,7 @@ fn a_local_server_is_probed_on_first_use_and_its_model_gets_the_tools_as_hermes_
     );
     assert!(system.contains("\"name\":\"read_file\""), "{system}");
     // A small model: the short prompt, no plan or patch tool, a short response limit.
-    assert!(system.contains("change them now"), "{system}");
+    assert!(system.contains("make it now"), "{system}");
     assert!(!system.contains("\"name\":\"update_plan\""), "{system}");
     assert!(!system.contains("\"name\":\"apply_patch\""), "{system}");
     assert_eq!(reqs[2].body["max_tokens"], 2048);

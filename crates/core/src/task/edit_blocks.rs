@@ -44,6 +44,7 @@ pub(super) fn block_calls(
     format: EditFormat,
     worktree: &Path,
     seq: &mut u64,
+    change_asked: bool,
 ) -> BlockCalls {
     if format == EditFormat::Tools {
         return BlockCalls {
@@ -53,7 +54,8 @@ pub(super) fn block_calls(
     }
     let mut found = parse_edit_blocks(text, format);
     let mut echoed = Vec::new();
-    if found.edits.is_empty() && found.problems.is_empty() {
+    // (Never for a question: code in an answer is an example, not an edit.)
+    if change_asked && found.edits.is_empty() && found.problems.is_empty() {
         // No block, but perhaps the corrected function written out as plain code.
         let (edits, same) = definition_edits_and_echoes(&found.remaining_text, worktree);
         found.edits = edits;
@@ -68,23 +70,48 @@ pub(super) fn block_calls(
     // A "whole file" of a Python file that only holds some of its definitions is those
     // definitions (a small model writes out the function it changed, not the file): taken as
     // such, so the rest of the file is not deleted.
+    let mut refused = Vec::new();
     let edits: Vec<bosun_model::EditBlock> = found
         .edits
         .into_iter()
         .flat_map(|edit| match &edit.kind {
             EditKind::Whole { content } if edit.path.ends_with(".py") => {
                 match partial_file_edits(worktree, &edit.path, content) {
-                    Some(parts) => parts,
+                    Some(Ok(parts)) => parts,
+                    Some(Err(problem)) => {
+                        refused.push(problem);
+                        Vec::new()
+                    }
                     None => vec![edit],
                 }
             }
             _ => vec![edit],
         })
         .collect();
+    out.problems.extend(refused);
     for mut edit in edits {
         // A path that does not exist, in a directory that does not either, for a file name
         // the worktree has once (`src/stats.py` written, `stats.py` there): that file.
-        if let Some(meant) = meant_path(worktree, &edit.path) {
+        if let Some(meant) = meant_path(worktree, &edit.path)
+            && match &edit.kind {
+                // SEARCH must match the file anyway.
+                EditKind::SearchReplace { search, .. } => !search.trim().is_empty(),
+                // A whole file only when it is that Python file again (it redefines something
+                // of it), never a new file that happens to share a name.
+                EditKind::Whole { content } => {
+                    meant.ends_with(".py")
+                        && std::fs::read_to_string(worktree.join(&meant)).is_ok_and(|old| {
+                            let have: Vec<String> = top_level_definitions(&old)
+                                .into_iter()
+                                .map(|(n, _)| n)
+                                .collect();
+                            top_level_definitions(content)
+                                .iter()
+                                .any(|(n, _)| have.contains(n))
+                        })
+                }
+            }
+        {
             edit.path = meant;
         }
         let (name, args) = match edit.kind {
@@ -141,23 +168,53 @@ fn definition_edits_and_echoes(
         return (out, echoed);
     }
     let files = python_files(worktree);
-    for fence in fences {
-        for (name, new_def) in top_level_definitions(&fence) {
-            let mut hits = Vec::new();
-            for rel in &files {
-                let Ok(source) = std::fs::read_to_string(worktree.join(rel)) else {
-                    continue;
-                };
-                for (start, end, indent) in find_definitions(&source, &name) {
-                    hits.push((rel.clone(), source[start..end].to_string(), indent));
-                }
-            }
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .filter_map(|rel| {
+            Some((
+                rel.clone(),
+                std::fs::read_to_string(worktree.join(rel)).ok()?,
+            ))
+        })
+        .collect();
+    'fences: for fence in fences {
+        // A fence is taken whole or not at all: each of its definitions must match exactly
+        // one, and it may hold nothing else at the top level but imports the file has (a new
+        // helper, a constant or a call would otherwise be lost).
+        let defs = top_level_definitions(&fence);
+        if defs.is_empty() {
+            continue;
+        }
+        let mut edits = Vec::new();
+        let mut same = Vec::new();
+        let mut target: Option<&str> = None;
+        for (name, new_def) in defs {
+            let hits: Vec<(&str, &str, usize)> =
+                sources
+                    .iter()
+                    .flat_map(|(rel, source)| {
+                        find_definitions(source, &name).into_iter().map(
+                            move |(start, end, indent)| (rel.as_str(), &source[start..end], indent),
+                        )
+                    })
+                    .collect();
             let [(path, old, indent)] = hits.as_slice() else {
-                continue;
+                continue 'fences;
             };
+            if target.is_some_and(|t| t != *path) {
+                continue 'fences;
+            }
+            target = Some(path);
+            // A class is replaced only by one that keeps every method it has.
+            if !methods_of(old)
+                .iter()
+                .all(|m| methods_of(&new_def).contains(m))
+            {
+                continue 'fences;
+            }
             let new = reindent(&new_def, indent);
             if old.trim_end() == new.trim_end() {
-                echoed.push(name);
+                same.push(name);
                 continue;
             }
             // The old text ends where the definition's last line ends; so does the new.
@@ -166,16 +223,59 @@ fn definition_edits_and_echoes(
             } else {
                 new
             };
-            out.push(bosun_model::EditBlock {
-                path: path.clone(),
+            edits.push(bosun_model::EditBlock {
+                path: path.to_string(),
                 kind: EditKind::SearchReplace {
-                    search: old.clone(),
+                    search: old.to_string(),
                     replace: new,
                 },
             });
         }
+        let Some(source) = target.and_then(|t| sources.iter().find(|(r, _)| r == t)) else {
+            continue;
+        };
+        if !only_definitions_and_known_imports(&fence, &source.1) {
+            continue;
+        }
+        out.extend(edits);
+        echoed.extend(same);
     }
     (out, echoed)
+}
+
+/// The names of the methods (`def` one level in) of a class's text; empty for a function.
+fn methods_of(def: &str) -> Vec<String> {
+    let mut lines = def.lines().skip_while(|l| l.trim_start().starts_with('@'));
+    let Some(head) = lines.next() else {
+        return Vec::new();
+    };
+    if !head.trim_start().starts_with("class ") {
+        return Vec::new();
+    }
+    let base = indent_of(head);
+    let step = lines
+        .clone()
+        .find(|l| !l.trim().is_empty())
+        .map(indent_of)
+        .unwrap_or(base + 4);
+    lines
+        .filter(|l| indent_of(l) == step)
+        .filter_map(|l| def_name(l).map(str::to_string))
+        .collect()
+}
+
+/// Whether every top-level line of `code` belongs to a definition, is blank or a comment, or
+/// is an import `source` already has.
+fn only_definitions_and_known_imports(code: &str, source: &str) -> bool {
+    code.lines().all(|l| {
+        l.trim().is_empty()
+            || indent_of(l) > 0
+            || l.starts_with('@')
+            || l.starts_with('#')
+            || def_name(l).is_some()
+            || ((l.starts_with("import ") || l.starts_with("from "))
+                && source.lines().any(|s| s.trim_end() == l.trim_end()))
+    })
 }
 
 /// The one file of the worktree named like `path` when `path` and its directory do not exist.
@@ -185,43 +285,7 @@ fn meant_path(worktree: &Path, path: &str) -> Option<String> {
         return None;
     }
     let name = path.rsplit('/').next()?;
-    fn walk(
-        dir: &Path,
-        rel: &str,
-        name: &str,
-        out: &mut Vec<String>,
-        seen: &mut usize,
-        depth: usize,
-    ) {
-        if depth > 6 || *seen > 5000 || out.len() > 1 {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            *seen += 1;
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with('.') || n == "node_modules" || n == "target" {
-                continue;
-            }
-            let p = if rel.is_empty() {
-                n.clone()
-            } else {
-                format!("{rel}/{n}")
-            };
-            let Ok(meta) = e.path().symlink_metadata() else {
-                continue;
-            };
-            if meta.is_dir() {
-                walk(&e.path(), &p, name, out, seen, depth + 1);
-            } else if meta.is_file() && n == name {
-                out.push(p);
-            }
-        }
-    }
-    let mut found = Vec::new();
-    walk(worktree, "", name, &mut found, &mut 0, 0);
+    let found = bosun_tools::files_named(worktree, name);
     match found.as_slice() {
         [one] => Some(one.clone()),
         _ => None,
@@ -235,32 +299,41 @@ fn partial_file_edits(
     worktree: &Path,
     path: &str,
     content: &str,
-) -> Option<Vec<bosun_model::EditBlock>> {
+) -> Option<Result<Vec<bosun_model::EditBlock>, String>> {
     let source = std::fs::read_to_string(worktree.join(path)).ok()?;
     let old: Vec<String> = top_level_definitions(&source)
         .into_iter()
         .map(|(n, _)| n)
         .collect();
     let new = top_level_definitions(content);
-    if new.is_empty() || new.len() >= old.len() || !new.iter().all(|(n, _)| old.contains(n)) {
+    let left_out: Vec<&String> = old
+        .iter()
+        .filter(|o| !new.iter().any(|(n, _)| n == *o))
+        .collect();
+    if left_out.is_empty() {
         return None;
     }
-    let other_lines_known = content.lines().all(|l| {
-        l.trim().is_empty()
-            || indent_of(l) > 0
-            || l.starts_with('@')
-            || def_name(l).is_some()
-            || l.starts_with('#')
-            || ((l.starts_with("import ") || l.starts_with("from ")) && source.contains(l))
-    });
-    if !other_lines_known {
-        return None;
+    let refuse = || {
+        Some(Err(format!(
+            "the block for `{path}` leaves out {} of the file, so it is not the whole file and was not written: write the whole file, or only the functions you change (each whole)",
+            left_out
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    };
+    if new.is_empty()
+        || !new.iter().all(|(n, _)| old.contains(n))
+        || !only_definitions_and_known_imports(content, &source)
+    {
+        return refuse();
     }
     let mut out = Vec::new();
     for (name, def) in new {
         let found = find_definitions(&source, &name);
         let [(start, end, 0)] = found.as_slice() else {
-            return None;
+            return refuse();
         };
         let old_def = &source[*start..*end];
         let new_def = if old_def.ends_with('\n') && !def.ends_with('\n') {
@@ -278,7 +351,7 @@ fn partial_file_edits(
             });
         }
     }
-    Some(out)
+    Some(Ok(out))
 }
 
 /// The contents of the ```` ```python ````, ```` ```py ```` and bare fences of `text`.
@@ -345,6 +418,7 @@ fn python_files(worktree: &Path) -> Vec<String> {
             } else if meta.is_file()
                 && name.ends_with(".py")
                 && !name.starts_with("test_")
+                && name != "conftest.py"
                 && !name.ends_with("_test.py")
                 && !path.split('/').any(|c| c == "tests")
             {
@@ -487,6 +561,95 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_fence_is_taken_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.py"),
+            "def f():\n    return 1\n\n\ndef g():\n    return 3\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("k.py"),
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("conftest.py"),
+            "def fixture_x():\n    return 1\n",
+        )
+        .unwrap();
+        // A new helper beside the fixed function: nothing (the helper would be lost).
+        assert!(
+            definition_edits(
+                "```python\ndef _helper():\n    return 2\n\ndef f():\n    return _helper()\n```",
+                dir.path()
+            )
+            .is_empty()
+        );
+        // New top-level code, or an import the file lacks: nothing.
+        assert!(
+            definition_edits(
+                "```python\nimport sys\n\ndef f():\n    return 2\n```",
+                dir.path()
+            )
+            .is_empty()
+        );
+        // A class without all its methods: nothing; with them: replaced.
+        assert!(
+            definition_edits(
+                "```python\nclass A:\n    def f(self):\n        return 10\n```",
+                dir.path()
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            definition_edits("```python\nclass A:\n    def f(self):\n        return 10\n\n    def g(self):\n        return 2\n```", dir.path()).len(),
+            1
+        );
+        // conftest.py is a test file.
+        assert!(
+            definition_edits("```python\ndef fixture_x():\n    return 2\n```", dir.path())
+                .is_empty()
+        );
+        // A question's example code is never an edit.
+        let mut seq = 0;
+        let found = block_calls(
+            "```python\ndef f():\n    return 2\n```",
+            EditFormat::SearchReplace,
+            dir.path(),
+            &mut seq,
+            false,
+        );
+        assert!(found.calls.is_empty());
+    }
+
+    #[test]
+    fn a_new_file_is_never_redirected_onto_a_file_that_shares_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.py"), "def keep():\n    return 1\n").unwrap();
+        std::fs::write(dir.path().join("config.json"), "{}").unwrap();
+        let mut seq = 0;
+        let found = block_calls(
+            "tests/x.py\n```python\ndef test_keep():\n    assert True\n```\n\nsrc/config.json\n```json\n{\"a\": 1}\n```",
+            EditFormat::Whole,
+            dir.path(),
+            &mut seq,
+            true,
+        );
+        let paths: Vec<String> = found
+            .calls
+            .iter()
+            .map(|c| {
+                serde_json::from_str::<serde_json::Value>(&c.arguments).unwrap()["path"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(paths, vec!["tests/x.py", "src/config.json"]);
+    }
+
+    #[test]
     fn a_block_for_a_made_up_directory_goes_to_the_one_file_of_that_name() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("stats.py"), "x = 1\n").unwrap();
@@ -499,11 +662,13 @@ mod tests {
         assert_eq!(meant_path(dir.path(), "pkg/stats.py"), None);
         assert_eq!(meant_path(dir.path(), "src/other.py"), None);
         let mut seq = 0;
+        std::fs::write(dir.path().join("stats.py"), "def mean():\n    return 1\n").unwrap();
         let found = block_calls(
-            "src/stats.py\n```python\nx = 2\n```",
+            "src/stats.py\n```python\ndef mean():\n    return 2\n```",
             EditFormat::Whole,
             dir.path(),
             &mut seq,
+            true,
         );
         assert!(
             found.calls[0].arguments.contains("\"path\":\"stats.py\""),
@@ -518,7 +683,9 @@ mod tests {
         let source = "import re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n";
         std::fs::write(dir.path().join("m.py"), source).unwrap();
         let partial = "import re\n\ndef b():\n    return 3\n";
-        let edits = partial_file_edits(dir.path(), "m.py", partial).unwrap();
+        let edits = partial_file_edits(dir.path(), "m.py", partial)
+            .unwrap()
+            .unwrap();
         assert_eq!(edits.len(), 1);
         let EditKind::SearchReplace { search, replace } = &edits[0].kind else {
             panic!()
@@ -529,10 +696,10 @@ mod tests {
         );
         // The whole file, or a file with new top-level code, is a file.
         assert!(partial_file_edits(dir.path(), "m.py", source).is_none());
-        assert!(
-            partial_file_edits(dir.path(), "m.py", "def b():\n    return 3\n\nprint(b())\n")
-                .is_none()
-        );
+        // A partial file with something else new is refused, never written over the file.
+        let refused =
+            partial_file_edits(dir.path(), "m.py", "import sys\n\ndef b():\n    return 3\n");
+        assert!(refused.unwrap().unwrap_err().contains("leaves out `a`"));
         assert!(partial_file_edits(dir.path(), "new.py", partial).is_none());
     }
 
@@ -542,7 +709,7 @@ mod tests {
         let source = "import math\n\n\ndef counts(xs):\n    return {}\n\n\n@cache\ndef dedupe(items):\n    \"\"\"Doc.\"\"\"\n    return list(set(items))\n\n\nclass Box:\n    def size(self):\n        return 0\n";
         std::fs::write(dir.path().join("util.py"), source).unwrap();
         std::fs::write(dir.path().join("test_util.py"), "def dedupe():\n    pass\n").unwrap();
-        let reply = "Here is the fix:\n\n```python\n@cache\ndef dedupe(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n\n\nprint(dedupe([1]))\n```\nAnd:\n```py\ndef size(self):\n    return 1\n```\n```python\ndef counts(xs):\n    return {}\n```";
+        let reply = "Here is the fix:\n\n```python\n@cache\ndef dedupe(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n```\nAnd:\n```py\ndef size(self):\n    return 1\n```\n```python\ndef counts(xs):\n    return {}\n```";
         let edits = definition_edits(reply, dir.path());
         assert_eq!(edits.len(), 2, "{edits:?}");
         let EditKind::SearchReplace { search, replace } = &edits[0].kind else {
@@ -581,7 +748,7 @@ mod tests {
         std::fs::write(dir.path().join("old.txt"), "x\n").unwrap();
         let text = "new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n\nold.txt\n<<<<<<< SEARCH\n=======\nagain\n>>>>>>> REPLACE\n\nold.txt\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
         let mut seq = 4;
-        let found = block_calls(text, EditFormat::SearchReplace, dir.path(), &mut seq);
+        let found = block_calls(text, EditFormat::SearchReplace, dir.path(), &mut seq, true);
         assert_eq!(seq, 6);
         let shown: Vec<(&str, &str, &str)> = found
             .calls
