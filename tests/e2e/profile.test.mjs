@@ -52,7 +52,7 @@ describe("model profiles in Settings", () => {
     requireBinaries("bosun-app");
     const home = join(work, "home");
     mkdirSync(home, { recursive: true });
-    // Port 9 (discard): nothing answers, so a probe fails however far it is built.
+    // Port 9 (discard): nothing answers, so the probe fails and must say so.
     writeFileSync(
       join(home, "config.toml"),
       'default_provider = "local"\n\n[providers.local]\napi = "openai-chat"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "qwen2.5-coder:7b"\ntemperature = 0.2\n',
@@ -71,7 +71,7 @@ describe("model profiles in Settings", () => {
     assert.equal(await nowText(app, "context_window"), "unknown default");
     assert.equal(await app.find(`${section} [data-probe-cost]`), null, "a local server needs no word about paid requests");
 
-    // Probe now answers, here with an error in place (nothing listens; or the probe is not built).
+    // Probe now answers, here with an error in place (nothing listens).
     await app.click(await app.find(`${section} [data-probe-provider]`));
     await waitFor("the probe's answer", () => app.find(`${section} [data-probe-error], ${section} [data-probe-findings]`));
     const probeError = await app.textOf(`${section} [data-probe-error]`);
