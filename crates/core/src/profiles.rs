@@ -6,7 +6,6 @@
 //! `profile = {…}` sets are never probed.
 
 use crate::CoreError;
-use crate::config::ProviderEntry;
 use bosun_model::{ModelProfile, ProfileSource, ProviderConfig};
 use bosun_protocol::ModelProfileInfo;
 use serde::{Deserialize, Serialize};
@@ -89,33 +88,18 @@ pub fn save(home: &Path, report: &ProbeReport) -> Result<PathBuf, CoreError> {
     Ok(path)
 }
 
-/// The profile for `cfg`: the cached probe under the configured keys, or the configured keys
-/// alone, or the default.
-pub fn view(
-    home: &Path,
-    entry: &ProviderEntry,
-    cfg: &ProviderConfig,
-) -> Result<ProfileView, CoreError> {
+/// The profile for `cfg`: its configured keys over the cached probe, or over the default.
+pub fn view(home: &Path, cfg: &ProviderConfig) -> ProfileView {
     let probe = cached(home, &cfg.base_url, &cfg.model);
     let base = probe
         .as_ref()
         .map(|p| p.profile.clone())
         .unwrap_or(ModelProfile::DEFAULT);
-    let profile = match &entry.profile {
-        Some(p) if !p.is_empty() => p.apply(&cfg.name, &base)?,
-        _ => base,
-    };
-    let would_probe = probe.is_none() && cfg.auto_probe();
-    Ok(ProfileView {
-        profile,
+    ProfileView {
+        profile: cfg.profile_keys.over(&base),
+        would_probe: probe.is_none() && cfg.auto_probe(),
         probe,
-        would_probe,
-    })
-}
-
-/// The profile source shown for a view ("config", "probe", "default").
-pub fn source(view: &ProfileView) -> ProfileSource {
-    view.profile.source
+    }
 }
 
 /// Probes `cfg`'s server and model (a few short requests: the chat template, two native tool

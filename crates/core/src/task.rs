@@ -670,23 +670,25 @@ impl TaskRun {
         } else {
             bosun_context::system_prompt(&self.worktree_path)
         };
-        // The repository's files and the ones the prompt names, so a small model starts from
-        // what the task needs (read-denied files are neither listed nor shown).
-        let request = messages
+        // What the user last asked (a nudge is not the user speaking): a question is answered,
+        // never nudged.
+        let mut asked = messages
             .iter()
             .rev()
             .find_map(|m| match m {
-                ChatMessage::User { content } => Some(content.as_str()),
+                ChatMessage::User { content } => Some(content.clone()),
                 _ => None,
             })
             .unwrap_or_default();
+        // The repository's files and the ones the prompt names, so a small model starts from
+        // what the task needs (read-denied files are neither listed nor shown).
         let repo = match self.policy.read() {
             // A small model's first request stays under 2,000 tokens.
             Ok(policy) => bosun_context::repo_context_within(
                 &self.worktree_path,
-                request,
+                &asked,
                 &|p: &str| !policy.is_read_denied(p),
-                if self.client.profile().is_small() {
+                if small {
                     bosun_context::SMALL_REPO_CONTEXT_CAP_BYTES
                 } else {
                     bosun_context::REPO_CONTEXT_CAP_BYTES
@@ -708,19 +710,7 @@ impl TaskRun {
         }
         self.note_redacted(self.redaction.text(&mut system))?;
         let all_tools = self.registry.specs();
-        let mut tools = edit_blocks::offered_tools(&all_tools, edit_format);
-        if small {
-            // A small model loops on its plan and cannot write a unified diff: neither is
-            // offered (a call to one is still served). Writing whole files, it does best with
-            // nothing else to choose from but reading a file the request does not show (as
-            // Aider's whole format: the files and the format, no tools); the checks still run.
-            let whole = edit_format == bosun_model::EditFormat::Whole;
-            tools.retain(|t| match t.name.as_str() {
-                "update_plan" | "apply_patch" => false,
-                "read_file" => true,
-                _ => !whole,
-            });
-        }
+        let tools = edit_blocks::offered_tools(&all_tools, edit_format, small);
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
         let mut recovered_seq: u64 = messages
@@ -733,16 +723,6 @@ impl TaskRun {
             .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
             .max()
             .unwrap_or(0);
-        // What the user last asked (a nudge is not the user speaking): a question is answered,
-        // never nudged.
-        let mut asked = messages
-            .iter()
-            .rev()
-            .find_map(|m| match m {
-                ChatMessage::User { content } => Some(content.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
         // Calls that failed in this run (name and arguments): the same one again is answered
         // differently.
         let mut failed_calls: std::collections::HashSet<(String, String)> = Default::default();

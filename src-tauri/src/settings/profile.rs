@@ -102,7 +102,7 @@ pub fn provider_profile(home: &Path, name: &str) -> Result<ProviderProfile, IpcE
         profile,
         probe,
         would_probe,
-    } = profiles::view(home, &entry, &cfg).map_err(|e| config_error(e.to_string()))?;
+    } = profiles::view(home, &cfg);
     let configured = entry.profile.clone().unwrap_or_default();
     Ok(ProviderProfile {
         name: name.to_string(),

@@ -55,7 +55,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
             Ok(c) => c,
             Err(_) => entry.to_provider_config(name, &|_| Some(String::new()))?,
         };
-        let view = profiles::view(&home, entry, &cfg)?;
+        let view = profiles::view(&home, &cfg);
         rows.push((
             name.clone(),
             cfg,
@@ -108,7 +108,7 @@ fn probe(flags: &ProviderFlags, json: bool) -> anyhow::Result<ExitCode> {
     }
     let report: ProbeReport = runtime()?.block_on(profiles::probe_and_save(&home, &cfg))?;
     // What tasks will use: the configured keys over what the probe found.
-    let used = profiles::view(&home, &entry, &cfg)?.profile;
+    let used = profiles::view(&home, &cfg).profile;
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(

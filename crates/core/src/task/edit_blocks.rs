@@ -13,13 +13,24 @@ use std::path::Path;
 const EDIT_TOOLS: [&str; 3] = ["write_file", "edit_file", "apply_patch"];
 
 /// The tools offered in the request: all of them, or, in a text edit format, all but the edit
-/// tools.
-pub(super) fn offered_tools(all: &[ToolSpec], format: EditFormat) -> Vec<ToolSpec> {
-    if format == EditFormat::Tools {
-        return all.to_vec();
-    }
+/// tools. A model profiled as `small` loops on its plan and cannot write a unified diff:
+/// neither is offered; writing whole files, it does best with nothing else to choose from but
+/// reading a file the request does not show (as Aider's whole format: the files and the
+/// format, no tools; the checks still run). A call to a tool not offered is still served.
+pub(super) fn offered_tools(all: &[ToolSpec], format: EditFormat, small: bool) -> Vec<ToolSpec> {
+    let whole = format == EditFormat::Whole;
     all.iter()
-        .filter(|t| !EDIT_TOOLS.contains(&t.name.as_str()))
+        .filter(|t| {
+            let name = t.name.as_str();
+            let edit_tool = EDIT_TOOLS.contains(&name);
+            match (small, name) {
+                _ if edit_tool && format != EditFormat::Tools => false,
+                (true, "update_plan" | "apply_patch") => false,
+                (true, "read_file") => true,
+                (true, _) => !whole,
+                (false, _) => true,
+            }
+        })
         .cloned()
         .collect()
 }
@@ -777,8 +788,13 @@ mod tests {
     #[test]
     fn a_text_format_offers_no_edit_tools() {
         let all = bosun_tools::ToolRegistry::builtin().specs();
-        let names =
-            |f| -> Vec<String> { offered_tools(&all, f).into_iter().map(|t| t.name).collect() };
+        let names_for = |f, small| -> Vec<String> {
+            offered_tools(&all, f, small)
+                .into_iter()
+                .map(|t| t.name)
+                .collect()
+        };
+        let names = |f| names_for(f, false);
         assert_eq!(names(EditFormat::Tools).len(), all.len());
         let offered = names(EditFormat::Whole);
         assert!(offered.contains(&"read_file".to_string()));
@@ -786,5 +802,22 @@ mod tests {
             assert!(!offered.contains(&gone.to_string()), "{gone}");
         }
         assert_eq!(offered, names(EditFormat::SearchReplace));
+        // A small model: no plan or patch tool; writing whole files, only read_file.
+        let small = names_for(EditFormat::SearchReplace, true);
+        assert!(small.contains(&"run_command".to_string()), "{small:?}");
+        assert!(!small.contains(&"update_plan".to_string()), "{small:?}");
+        let small_tools = names_for(EditFormat::Tools, true);
+        assert!(
+            small_tools.contains(&"edit_file".to_string()),
+            "{small_tools:?}"
+        );
+        assert!(
+            !small_tools.contains(&"apply_patch".to_string()),
+            "{small_tools:?}"
+        );
+        assert_eq!(
+            names_for(EditFormat::Whole, true),
+            vec!["read_file".to_string()]
+        );
     }
 }
