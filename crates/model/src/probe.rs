@@ -219,6 +219,13 @@ pub async fn probe_profile(
     probe_cfg.retry = RetryPolicy::none();
     probe_cfg.max_output_tokens = 256;
     probe_cfg.temperature = Some(0.0);
+    // A short prompt: a server that does not begin answering it within a minute is hung, and
+    // the task that asked should not wait the five minutes a long prompt may need.
+    probe_cfg.limits.first_byte_timeout = probe_cfg
+        .limits
+        .first_byte_timeout
+        .min(Duration::from_secs(60));
+    probe_cfg.limits.idle_timeout = probe_cfg.limits.idle_timeout.min(Duration::from_secs(30));
     let client = crate::client(probe_cfg)?;
     let tools = probe_tools();
     let cases = [
