@@ -390,8 +390,8 @@ fn python_fences(text: &str) -> Vec<String> {
     out
 }
 
-/// Python files of the worktree (at most 2,000; test files, virtual environments and caches
-/// left out), relative, with `/`.
+/// Python files of the worktree (at most 2,000, each at most 1 MB; test files, virtual
+/// environments and caches left out), relative, with `/`.
 fn python_files(worktree: &Path) -> Vec<String> {
     fn walk(dir: &Path, rel: &str, out: &mut Vec<String>, depth: usize) {
         if depth > 6 || out.len() >= 2000 {
@@ -427,6 +427,8 @@ fn python_files(worktree: &Path) -> Vec<String> {
                     walk(&e.path(), &path, out, depth + 1);
                 }
             } else if meta.is_file()
+                // A huge (or agent-grown) file is no module a fix rewrites, and not read.
+                && meta.len() <= 1024 * 1024
                 && name.ends_with(".py")
                 && !name.starts_with("test_")
                 && name != "conftest.py"
