@@ -8,6 +8,10 @@ use std::fs;
 use std::path::Path;
 
 mod repo;
+mod task_files;
+pub use task_files::{
+    TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
+};
 pub use repo::{
     REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
     repo_context_within,
@@ -19,6 +23,10 @@ pub const BASE_PROMPT: &str = include_str!("../../../assets/prompts/system.md");
 /// The base prompt for a model profiled as small: shorter, and pointed at doing the change
 /// with what the request already shows (small models plan, promise and claim instead).
 pub const SMALL_BASE_PROMPT: &str = include_str!("../../../assets/prompts/system-small.md");
+
+/// The system prompt of the direct turn of a model profiled as small: the task's files are in
+/// the request, the edits come back as file listings, and no tools are offered.
+pub const DIRECT_PROMPT: &str = include_str!("../../../assets/prompts/system-direct.md");
 
 /// Project memory files read from the worktree root, in this order; the first few that exist are
 /// included.
@@ -119,6 +127,11 @@ pub fn system_prompt(worktree: &Path) -> String {
 /// [`system_prompt`] for a model profiled as small ([`SMALL_BASE_PROMPT`]).
 pub fn small_system_prompt(worktree: &Path) -> String {
     system_prompt_from(worktree, SMALL_BASE_PROMPT)
+}
+
+/// [`system_prompt`] for the direct turn ([`DIRECT_PROMPT`]).
+pub fn direct_system_prompt(worktree: &Path) -> String {
+    system_prompt_from(worktree, DIRECT_PROMPT)
 }
 
 fn system_prompt_from(worktree: &Path, base: &str) -> String {

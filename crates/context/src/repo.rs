@@ -122,7 +122,7 @@ fn named_sections(
 }
 
 /// Worktree files, relative, through real directories only (no symlinks followed).
-fn list(
+pub(crate) fn list(
     dir: &Path,
     rel: &str,
     depth: usize,
@@ -160,7 +160,7 @@ fn list(
 
 /// The files the prompt names: a word that is a listed path, or the file name of exactly one
 /// listed file (`stats.py` for `src/stats.py`), in the order named, each once.
-fn named_files(prompt: &str, files: &[String]) -> Vec<String> {
+pub(crate) fn named_files(prompt: &str, files: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for word in prompt.split(|c: char| c.is_whitespace() || "`'\"(),;:<>[]{}".contains(c)) {
         let word = word

@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use verification::Verification;
 
+mod direct;
 mod edit_blocks;
 mod verification;
 
@@ -663,6 +664,96 @@ impl TaskRun {
         Ok(None)
     }
 
+    /// One model request: the step limit, the spend gate, the turn streamed into events, its
+    /// usage recorded. `Err(outcome)` when the task ends instead (the step or cost limit, a
+    /// model error, the user's stop).
+    async fn request_turn(
+        &mut self,
+        request: &ModelRequest,
+    ) -> Result<Result<bosun_model::ModelResponse, TaskOutcome>, CoreError> {
+        let interrupted = || TaskOutcome {
+            status: TaskStatus::Interrupted,
+            summary: "stopped by the user".into(),
+        };
+        if !self.budget.take_step() {
+            return Ok(Err(TaskOutcome {
+                status: TaskStatus::MaxSteps,
+                summary: format!(
+                    "stopped after {} model request{} (the step limit; raise it with --max-steps or max_steps in config.toml)",
+                    self.budget.max_steps(),
+                    if self.budget.max_steps() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    }
+                ),
+            }));
+        }
+        let gate = self
+            .spend
+            .before_request(
+                self.budget.prices(),
+                self.client.model(),
+                request,
+                &self.gate,
+                &self.emitter,
+                &self.cancel,
+            )
+            .await?;
+        if let crate::spend::Gate::Stop(outcome) = gate {
+            return Ok(Err(outcome));
+        }
+        let sent = std::time::Instant::now();
+        let turn = run_turn(self.client.as_ref(), request, &self.emitter, &self.cancel).await;
+        let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if !matches!(turn, Ok(TurnResult::Response(_))) {
+            self.spend.settle()?;
+        }
+        let response = match turn {
+            Ok(TurnResult::Response(r)) => r,
+            Ok(TurnResult::Interrupted) => return Ok(Err(interrupted())),
+            Err(CoreError::Model(e)) => {
+                let message = e.to_string();
+                self.emitter.emit(EventMsg::Error(ErrorEvent {
+                    code: e.code().into(),
+                    message: message.clone(),
+                }))?;
+                return Ok(Err(TaskOutcome {
+                    status: TaskStatus::Failed,
+                    summary: message,
+                }));
+            }
+            Err(e) => return Err(e),
+        };
+
+        let model = if response.model.is_empty() {
+            self.client.model().to_string()
+        } else {
+            response.model.clone()
+        };
+        let recorded = self.budget.record(&model, self.client.model(), &response);
+        let mut usage = recorded.event;
+        usage.latency_ms = Some(latency_ms);
+        self.emitter.emit(EventMsg::Usage(usage))?;
+        if !recorded.clamped.is_empty() {
+            let said: Vec<String> = recorded
+                .clamped
+                .iter()
+                .map(|(class, n)| format!("{n} {class}"))
+                .collect();
+            self.emitter.emit(EventMsg::Warning(Warning {
+                code: "usage_clamped".into(),
+                message: format!(
+                    "the server reported {} tokens for one response; each class is counted as at most {}",
+                    said.join(", "),
+                    crate::budget::MAX_TOKENS_PER_CLASS
+                ),
+            }))?;
+        }
+        self.spend.after_response(&self.emitter)?;
+        Ok(Ok(response))
+    }
+
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
         let small = self.client.profile().is_small();
         let mut system = if small {
@@ -680,6 +771,11 @@ impl TaskRun {
                 _ => None,
             })
             .unwrap_or_default();
+        // A small model with a text edit format, and the task's files fit whole: the direct
+        // turn (the files in the request, file listings back, no tools).
+        if let Some(shown) = self.direct_files(&asked) {
+            return self.run_direct(messages, asked, shown).await;
+        }
         // The repository's files and the ones the prompt names, so a small model starts from
         // what the task needs (read-denied files are neither listed nor shown).
         let repo = match self.policy.read() {
@@ -750,87 +846,15 @@ impl TaskRun {
             if self.cancel.is_cancelled() {
                 return Ok(interrupted());
             }
-            if !self.budget.take_step() {
-                return Ok(TaskOutcome {
-                    status: TaskStatus::MaxSteps,
-                    summary: format!(
-                        "stopped after {} model request{} (the step limit; raise it with --max-steps or max_steps in config.toml)",
-                        self.budget.max_steps(),
-                        if self.budget.max_steps() == 1 {
-                            ""
-                        } else {
-                            "s"
-                        }
-                    ),
-                });
-            }
             let request = ModelRequest {
                 system: system.clone(),
                 messages: messages.clone(),
                 tools: tools.clone(),
             };
-            let gate = self
-                .spend
-                .before_request(
-                    self.budget.prices(),
-                    self.client.model(),
-                    &request,
-                    &self.gate,
-                    &self.emitter,
-                    &self.cancel,
-                )
-                .await?;
-            if let crate::spend::Gate::Stop(outcome) = gate {
-                return Ok(outcome);
-            }
-            let sent = std::time::Instant::now();
-            let turn = run_turn(self.client.as_ref(), &request, &self.emitter, &self.cancel).await;
-            let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
-            if !matches!(turn, Ok(TurnResult::Response(_))) {
-                self.spend.settle()?;
-            }
-            let response = match turn {
-                Ok(TurnResult::Response(r)) => r,
-                Ok(TurnResult::Interrupted) => return Ok(interrupted()),
-                Err(CoreError::Model(e)) => {
-                    let message = e.to_string();
-                    self.emitter.emit(EventMsg::Error(ErrorEvent {
-                        code: e.code().into(),
-                        message: message.clone(),
-                    }))?;
-                    return Ok(TaskOutcome {
-                        status: TaskStatus::Failed,
-                        summary: message,
-                    });
-                }
-                Err(e) => return Err(e),
+            let response = match self.request_turn(&request).await? {
+                Ok(response) => response,
+                Err(outcome) => return Ok(outcome),
             };
-
-            let model = if response.model.is_empty() {
-                self.client.model().to_string()
-            } else {
-                response.model.clone()
-            };
-            let recorded = self.budget.record(&model, self.client.model(), &response);
-            let mut usage = recorded.event;
-            usage.latency_ms = Some(latency_ms);
-            self.emitter.emit(EventMsg::Usage(usage))?;
-            if !recorded.clamped.is_empty() {
-                let said: Vec<String> = recorded
-                    .clamped
-                    .iter()
-                    .map(|(class, n)| format!("{n} {class}"))
-                    .collect();
-                self.emitter.emit(EventMsg::Warning(Warning {
-                    code: "usage_clamped".into(),
-                    message: format!(
-                        "the server reported {} tokens for one response; each class is counted as at most {}",
-                        said.join(", "),
-                        crate::budget::MAX_TOKENS_PER_CLASS
-                    ),
-                }))?;
-            }
-            self.spend.after_response(&self.emitter)?;
 
             let (mut calls, recovered, text, invalid) = if response.tool_calls.is_empty() {
                 let found = bosun_model::recover_tool_calls(&response.text, &all_tools);

@@ -89,6 +89,48 @@ follow one another. An empty SEARCH creates a new file. Call the other tools as 
     }
 }
 
+/// The format of the direct turn (a small model given the task's files and no tools); empty
+/// for [`EditFormat::Tools`]. [`direct_example`] shows it.
+pub fn direct_instructions(format: EditFormat) -> &'static str {
+    match format {
+        EditFormat::Tools => "",
+        EditFormat::Whole => {
+            "To change or create a file, write its path on a line of its own, then a fence \
+holding the file's complete new content: every line of the file, the unchanged ones too."
+        }
+        EditFormat::SearchReplace => {
+            "To change a file, write its path on a line of its own, then a fence holding a \
+search/replace block: `<<<<<<< SEARCH`, the file's current lines copied exactly, `=======`, \
+what they become, `>>>>>>> REPLACE`. Several blocks may follow one another; an empty SEARCH \
+creates a new file."
+        }
+    }
+}
+
+/// One worked exchange of the direct turn in `format` (the user's message, the model's
+/// reply), sent before the task: a small model copies the shape of a reply it has seen.
+pub fn direct_example(format: EditFormat) -> Option<(&'static str, &'static str)> {
+    const USER: &str = "The files of the task, as they are now:\n\n\
+greet.py\n```python\ndef greet(name):\n    return \"Hello \" + name\n\n\n\
+def shout(text):\n    return text.upper()\n```\n\n\
+Task: make greet() more casual.";
+    match format {
+        EditFormat::Tools => None,
+        EditFormat::Whole => Some((
+            USER,
+            "greet.py\n```python\ndef greet(name):\n    return \"Hey \" + name\n\n\n\
+def shout(text):\n    return text.upper()\n```\n\
+Changed the greeting of greet() to \"Hey\".",
+        )),
+        EditFormat::SearchReplace => Some((
+            USER,
+            "greet.py\n```python\n<<<<<<< SEARCH\n    return \"Hello \" + name\n=======\n\
+    return \"Hey \" + name\n>>>>>>> REPLACE\n```\n\
+Changed the greeting of greet() to \"Hey\".",
+        )),
+    }
+}
+
 /// Finds the edit blocks in `text` for `format` (nothing for [`EditFormat::Tools`]).
 pub fn parse_edit_blocks(text: &str, format: EditFormat) -> EditBlocks {
     if format == EditFormat::Tools {

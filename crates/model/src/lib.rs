@@ -37,7 +37,9 @@ pub use config::{
     ApiKind, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TEMPERATURE, Limits, ProviderConfig, RetryPolicy,
     Secret,
 };
-pub use edit_blocks::{EditBlock, EditBlocks, EditKind, instructions, parse_edit_blocks};
+pub use edit_blocks::{
+    EditBlock, EditBlocks, EditKind, direct_example, direct_instructions, instructions, parse_edit_blocks,
+};
 pub use error::{ModelError, TimeoutPhase};
 pub use message::{ChatMessage, ModelRequest, ModelResponse, StreamEvent, ToolCall};
 pub use prices::{

@@ -240,10 +240,22 @@ fn a_failure_the_base_had_is_marked_in_the_digest_and_does_not_block_while_a_new
         text("Done."),
         write("call_2", "calc.py", fixed_add),
         text("Fixed add; sub was already failing before."),
+        text("sub fails on the base too; the task was add, so I left it."),
     ])
     .unwrap();
     let run = env.run(&server, "implement add", &[]);
     assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr());
+    // What still fails the way the base does goes back once (the task may be to fix it); the
+    // answer that leaves it, on the same tree, completes the task.
+    let requests = server.model_requests();
+    assert_eq!(requests.len(), 5);
+    let told = last_user_text(&requests[4].body);
+    assert!(
+        told.contains("the same way as before this task (so they do not block)")
+            && told.contains("test_sub"),
+        "{told}"
+    );
+    assert_eq!(run.finished().0, TaskStatus::Completed);
     // The base run happened once (scope base), and the digest marked test_sub.
     let ends = check_ends(&run);
     assert!(

@@ -5,6 +5,7 @@ mod budgets;
 mod checks;
 mod containment;
 mod costs;
+mod direct;
 mod edit_formats;
 mod eval;
 mod export;

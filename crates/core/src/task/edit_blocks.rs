@@ -82,12 +82,52 @@ pub(super) fn block_calls(
     // definitions (a small model writes out the function it changed, not the file): taken as
     // such, so the rest of the file is not deleted.
     let mut refused = Vec::new();
+    // Code left out ("# ...", "# rest of the code") would be written over what is there.
+    found.edits.retain(|edit| {
+        let (old, new) = match &edit.kind {
+            EditKind::Whole { content } => (
+                std::fs::read_to_string(worktree.join(&edit.path)).unwrap_or_default(),
+                content.as_str(),
+            ),
+            EditKind::SearchReplace { search, replace } => (search.clone(), replace.as_str()),
+        };
+        let Some(line) = elided_line(new, &old) else {
+            return true;
+        };
+        refused.push(format!(
+            "the block for `{}` leaves code out (`{}`): nothing was written; write the \
+             complete code, every line of it, with nothing left for later",
+            edit.path,
+            line.trim()
+        ));
+        false
+    });
+    // The definitions each whole-file block of the reply holds, by path.
+    let defined: Vec<(String, Vec<String>)> = found
+        .edits
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EditKind::Whole { content } if e.path.ends_with(".py") => Some((
+                e.path.clone(),
+                top_level_definitions(content)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect();
     let edits: Vec<bosun_model::EditBlock> = found
         .edits
         .into_iter()
         .flat_map(|edit| match &edit.kind {
             EditKind::Whole { content } if edit.path.ends_with(".py") => {
-                match partial_file_edits(worktree, &edit.path, content) {
+                let elsewhere: Vec<String> = defined
+                    .iter()
+                    .filter(|(p, _)| *p != edit.path)
+                    .flat_map(|(_, names)| names.iter().cloned())
+                    .collect();
+                match partial_file_edits(worktree, &edit.path, content, &elsewhere) {
                     Some(Ok(parts)) => parts,
                     Some(Err(problem)) => {
                         refused.push(problem);
@@ -153,6 +193,45 @@ pub(super) fn block_calls(
         });
     }
     out
+}
+
+/// A line of `new` that stands for code left out, which `old` does not have: `...`, `# ...`,
+/// `// ...`, "rest of the code", "your code here", "implementation goes here", "unchanged", a
+/// `TODO` to implement.
+fn elided_line<'a>(new: &'a str, old: &str) -> Option<&'a str> {
+    let old_lines: std::collections::HashSet<&str> = old.lines().map(str::trim).collect();
+    new.lines().find(|line| {
+        let t = line.trim();
+        if t.is_empty() || old_lines.contains(t) {
+            return false;
+        }
+        let comment = t
+            .strip_prefix('#')
+            .or_else(|| t.strip_prefix("//"))
+            .map(|c| c.trim().to_ascii_lowercase());
+        match comment {
+            Some(c) => {
+                c.starts_with("...")
+                    || c.ends_with("...")
+                    || c.starts_with("unchanged")
+                    || [
+                        "rest of the",
+                        "remaining code",
+                        "existing code",
+                        "your code",
+                        "code here",
+                        "goes here",
+                        "implement this",
+                        "todo: implement",
+                        "todo implement",
+                        "same as before",
+                    ]
+                    .iter()
+                    .any(|w| c.contains(w))
+            }
+            None => t == "..." || t == "…",
+        }
+    })
 }
 
 /// Small models asked for a fix often answer with the corrected function in a plain
@@ -306,10 +385,15 @@ fn meant_path(worktree: &Path, path: &str) -> Option<String> {
 /// The definitions of a whole-file block for `path`, as edits of the file as it is, when the
 /// block leaves out some of the file's top-level definitions and holds nothing else at the top
 /// level but definitions the file has and imports it has; `None` when it reads as a file.
+///
+/// A block that leaves definitions out is still the whole file when each of them moved (the
+/// same reply's block for another file defines it) or was renamed (the block defines as many
+/// names the file does not have).
 fn partial_file_edits(
     worktree: &Path,
     path: &str,
     content: &str,
+    elsewhere: &[String],
 ) -> Option<Result<Vec<bosun_model::EditBlock>, String>> {
     let source = std::fs::read_to_string(worktree.join(path)).ok()?;
     let old: Vec<String> = top_level_definitions(&source)
@@ -321,7 +405,9 @@ fn partial_file_edits(
         .iter()
         .filter(|o| !new.iter().any(|(n, _)| n == *o))
         .collect();
-    if left_out.is_empty() {
+    let gone = left_out.iter().filter(|n| !elsewhere.contains(n)).count();
+    let added = new.iter().filter(|(n, _)| !old.contains(n)).count();
+    if left_out.is_empty() || gone == 0 || added >= gone {
         return None;
     }
     let refuse = || {
@@ -376,14 +462,17 @@ fn python_fences(text: &str) -> Vec<String> {
         };
         let lang = lang.trim().to_ascii_lowercase();
         let mut body = String::new();
+        let mut closed = false;
         for l in lines.by_ref() {
             if l.trim() == "```" {
+                closed = true;
                 break;
             }
             body.push_str(l);
             body.push('\n');
         }
-        if matches!(lang.as_str(), "python" | "py" | "python3" | "") {
+        // A fence never closed (a reply cut at its token limit) is never an edit.
+        if closed && matches!(lang.as_str(), "python" | "py" | "python3" | "") {
             out.push(body);
         }
     }
@@ -696,7 +785,7 @@ mod tests {
         let source = "import re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n";
         std::fs::write(dir.path().join("m.py"), source).unwrap();
         let partial = "import re\n\ndef b():\n    return 3\n";
-        let edits = partial_file_edits(dir.path(), "m.py", partial)
+        let edits = partial_file_edits(dir.path(), "m.py", partial, &[])
             .unwrap()
             .unwrap();
         assert_eq!(edits.len(), 1);
@@ -708,12 +797,72 @@ mod tests {
             ("def b():\n    return 2\n", "def b():\n    return 3\n")
         );
         // The whole file, or a file with new top-level code, is a file.
-        assert!(partial_file_edits(dir.path(), "m.py", source).is_none());
+        assert!(partial_file_edits(dir.path(), "m.py", source, &[]).is_none());
         // A partial file with something else new is refused, never written over the file.
         let refused =
-            partial_file_edits(dir.path(), "m.py", "import sys\n\ndef b():\n    return 3\n");
+            partial_file_edits(dir.path(), "m.py", "import sys\n\ndef b():\n    return 3\n", &[]);
         assert!(refused.unwrap().unwrap_err().contains("leaves out `a`"));
-        assert!(partial_file_edits(dir.path(), "new.py", partial).is_none());
+        assert!(partial_file_edits(dir.path(), "new.py", partial, &[]).is_none());
+    }
+
+    #[test]
+    fn a_whole_file_that_renames_or_moves_a_definition_is_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "RATE = 2\n\n\ndef calc_total(x):\n    return x * RATE\n\n\ndef other():\n    return 1\n";
+        std::fs::write(dir.path().join("m.py"), source).unwrap();
+        // Renamed: a new name for the one left out.
+        let renamed = source.replace("calc_total", "order_total");
+        assert!(partial_file_edits(dir.path(), "m.py", &renamed, &[]).is_none());
+        // Moved: another block of the reply defines it.
+        let moved = "RATE = 2\n\n\ndef other():\n    return 1\n";
+        assert!(
+            partial_file_edits(dir.path(), "m.py", moved, &["calc_total".to_string()]).is_none()
+        );
+        // Left out and defined nowhere: the definitions it has, as edits.
+        let edits = partial_file_edits(dir.path(), "m.py", "def other():\n    return 2\n", &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(edits.len(), 1);
+        // Through block_calls: a rename across two files is two whole files.
+        let reply = format!(
+            "m.py\n```python\n{renamed}```\nuse.py\n```python\nfrom m import order_total\n```\n"
+        );
+        let mut seq = 0;
+        let found = block_calls(&reply, EditFormat::Whole, dir.path(), &mut seq, true);
+        assert!(found.problems.is_empty(), "{:?}", found.problems);
+        let names: Vec<&str> = found.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["write_file", "write_file"]);
+    }
+
+    #[test]
+    fn code_left_out_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("m.py"),
+            "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+        )
+        .unwrap();
+        for elided in ["# ...", "    # ... rest of the code", "...", "# rest of the file unchanged", "    # your code here", "// ..."] {
+            let reply = format!("m.py\n```python\ndef a():\n    return 3\n\n\n{elided}\n```\n");
+            let mut seq = 0;
+            let found = block_calls(&reply, EditFormat::Whole, dir.path(), &mut seq, true);
+            assert!(found.calls.is_empty(), "{elided}: {:?}", found.calls);
+            assert!(
+                found.problems[0].contains(&format!("leaves code out (`{}`)", elided.trim())),
+                "{:?}",
+                found.problems
+            );
+        }
+        // A comment that only mentions such words, and `...` the file already has, are code.
+        std::fs::write(dir.path().join("p.py"), "class P:\n    ...\n").unwrap();
+        let reply = "p.py\n```python\n# the order stays the same as before\nclass P:\n    ...\n\n\nX = 1\n```\n";
+        let mut seq = 0;
+        let found = block_calls(reply, EditFormat::Whole, dir.path(), &mut seq, true);
+        assert!(found.problems.is_empty(), "{:?}", found.problems);
+        assert_eq!(found.calls.len(), 1);
+        // A plain fence cut off before its end is never an edit.
+        let cut = "```python\ndef a():\n    return 3\n";
+        assert!(definition_edits(cut, dir.path()).is_empty());
     }
 
     #[test]

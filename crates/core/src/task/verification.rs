@@ -28,6 +28,9 @@ pub(super) struct Verification {
     last_tails: HashMap<String, String>,
     /// The commit the last round checked: the same tree is not checked twice.
     last_tree: Option<String>,
+    /// The trees whose failures were all failing before the task and were sent to the model
+    /// anyway (a task that fixes them needs to see them; one that does not may leave them).
+    before_task_told: Vec<String>,
 }
 
 impl Verification {
@@ -39,6 +42,7 @@ impl Verification {
             last: Vec::new(),
             last_tails: HashMap::new(),
             last_tree: None,
+            before_task_told: Vec::new(),
         }
     }
 
@@ -143,6 +147,42 @@ impl TaskRun {
             } else {
                 format!("{answer}\n\n{line}")
             }));
+        }
+        // Failures the base has too do not block; they still go back to the model once per
+        // tree, within the rounds (the task may be to fix them), and the task completes when
+        // it answers without changing the tree again.
+        let before_task_only = results
+            .iter()
+            .any(|c| c.required && c.status.is_failure());
+        let tree = self.verification.last_tree.clone().unwrap_or_default();
+        if !blocking(results)
+            && before_task_only
+            && !self.verification.before_task_told.contains(&tree)
+            && (self.verification.failed_rounds + self.verification.before_task_told.len() as u32)
+                + 1
+                < self.verification.plan.max_rounds
+        {
+            self.verification.before_task_told.push(tree);
+            let tails = &self.verification.last_tails;
+            let found = round_failed(
+                results,
+                &|id| tails.get(id).cloned(),
+                self.verification.failed_rounds,
+                self.verification.plan.max_rounds,
+            );
+            let body = found.split_once('\n').map(|(_, b)| b).unwrap_or_default();
+            let mut text = format!(
+                "Bosun ran the project's checks on your changes: they still fail, the same way \
+                 as before this task (so they do not block). If the task is to make them pass, \
+                 fix what fails below; if not, answer again to finish.\n{body}"
+            );
+            self.note_redacted(self.redaction.text(&mut text))?;
+            self.emitter.emit(EventMsg::UserMessage(UserMessage {
+                text: text.clone(),
+                origin: Some("checks".into()),
+            }))?;
+            messages.push(ChatMessage::User { content: text });
+            return Ok(None);
         }
         if !blocking(results) {
             let line = summary_line(results);

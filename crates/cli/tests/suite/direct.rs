@@ -1,0 +1,239 @@
+//! The direct turn of a model profiled as small with a text edit format: when the files the
+//! task names fit whole, every request shows them as they are now (after one worked example
+//! of the format) and offers no tools; the reply's file listings run as `recovered_N` calls
+//! through the usual dispatch, code left out is refused, a reply that changes nothing is
+//! nudged, and the task's checks judge each attempt.
+
+use super::support::*;
+use bosun_protocol::{CheckScope, EventMsg, Nudge, NudgeReason, TaskStatus};
+use bosun_testkit::MockModelServer;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
+
+/// A repository with `calc.py`, and provider `small` at `server`: native tools unreliable,
+/// whole-file edits.
+fn small_env(server: &MockModelServer, calc: &str) -> Env {
+    let env = Env::new();
+    std::fs::write(env.repo.join("calc.py"), calc).unwrap();
+    git(&env.repo, &["add", "calc.py"]);
+    git(&env.repo, &["commit", "-q", "-m", "calc"]);
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[providers.small]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\nprofile = {{ native_tools = false, edit_format = \"whole\" }}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    env
+}
+
+fn run_small(env: &Env, prompt: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        prompt,
+        "--provider",
+        "small",
+    ];
+    args.extend_from_slice(extra);
+    env.run_args(&args)
+}
+
+fn listing(calc: &str, after: &str) -> String {
+    format!("calc.py\n```python\n{calc}```\n{after}")
+}
+
+fn nudges(run: &Run) -> Vec<Nudge> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Nudge(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn begun(run: &Run) -> Vec<(String, String)> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ToolCallBegin(b) => Some((b.call_id.0.clone(), b.tool.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn content(m: &serde_json::Value) -> String {
+    m["content"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() {
+    let fixed = CALC.replacen("return a - b", "return a + b", 1);
+    let server = MockModelServer::start_blocking(vec![
+        text(&listing(
+            &CALC.replacen("return a - b", "return a * b", 1),
+            "Fixed add().",
+        )),
+        text(&listing(&fixed, "Made add() return the sum.")),
+    ])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    let run = run_small(
+        &env,
+        "add() in calc.py subtracts; make it add.",
+        &["--check", "grep -q 'return a + b' calc.py"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed, "{:?}", run.finished());
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
+        fixed
+    );
+    assert_eq!(
+        begun(&run),
+        [
+            ("recovered_1".to_string(), "write_file".to_string()),
+            ("recovered_2".to_string(), "write_file".to_string())
+        ]
+    );
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2);
+    // No tools; the format and a worked example, then the file as it is and the task.
+    assert!(reqs[0].body.get("tools").is_none(), "{:#}", reqs[0].body);
+    let first = messages(&reqs[0]);
+    assert_eq!(first[0]["role"], "system");
+    assert!(content(&first[0]).contains("complete new content"), "{}", content(&first[0]));
+    assert!(!content(&first[0]).contains("<tools>"), "{}", content(&first[0]));
+    assert_eq!(first[1]["role"], "user");
+    assert!(content(&first[1]).contains("Task: make greet() more casual."));
+    assert_eq!(first[2]["role"], "assistant");
+    let asked = content(&first[3]);
+    assert!(
+        asked.starts_with("The files of the task, as they are now:\n\ncalc.py\n```python\ndef add(a, b):\n    return a - b\n"),
+        "{asked}"
+    );
+    assert!(asked.contains("README.md"), "the other files are listed: {asked}");
+    assert!(
+        asked.ends_with("Task: add() in calc.py subtracts; make it add."),
+        "{asked}"
+    );
+    assert_eq!(first.len(), 4);
+    // The check failed: the next request shows the file as the first attempt left it, that
+    // attempt, and the failure.
+    let second = messages(&reqs[1]);
+    assert_eq!(second.len(), 6, "{second:#?}");
+    assert!(content(&second[3]).contains("return a * b"), "{}", content(&second[3]));
+    assert_eq!(second[4]["role"], "assistant");
+    assert!(content(&second[4]).contains("return a * b"));
+    let told = content(&second[5]);
+    assert!(
+        told.contains("grep -q 'return a + b' calc.py") && told.contains("write each file you change again"),
+        "{told}"
+    );
+    // The journal has the check round, and the review credits the hunk to the call that made
+    // the final text.
+    let rounds: Vec<bool> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::CheckFinished(c) if c.scope != CheckScope::Base => {
+                Some(c.status.is_failure())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds, [true, false]);
+    let review = env.json(&["review", &run.task_id(), "--json"]);
+    let calc = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "calc.py")
+        .cloned()
+        .unwrap();
+    let credited: Vec<serde_json::Value> = calc["hunks"][0]["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["call_id"].clone())
+        .collect();
+    assert!(credited.contains(&json!("recovered_2")), "{calc:#}");
+}
+
+#[test]
+fn code_left_out_is_refused_and_a_file_written_back_unchanged_is_nudged() {
+    let fixed = CALC.replacen("return a - b", "return a + b", 1);
+    let server = MockModelServer::start_blocking(vec![
+        text(&listing(
+            "def add(a, b):\n    return a + b\n\n\n# ... rest of the file unchanged\n",
+            "",
+        )),
+        text(&listing(CALC, "Done.")),
+        text(&listing(&fixed, "Made add() return the sum.")),
+    ])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    let run = run_small(&env, "Fix add() in calc.py: it must add.", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let sent = nudges(&run);
+    let reasons: Vec<NudgeReason> = sent.iter().map(|n| n.reason).collect();
+    assert_eq!(reasons, [NudgeReason::SchemaError, NudgeReason::NoOpEdit]);
+    assert!(
+        sent[0].message.contains("leaves code out (`# ... rest of the file unchanged`)"),
+        "{}",
+        sent[0].message
+    );
+    assert!(sent[1].message.contains("nothing changed"), "{}", sent[1].message);
+    // The elided file was never written: the first call is the unchanged one.
+    assert_eq!(begun(&run).len(), 2, "{:?}", begun(&run));
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
+        fixed
+    );
+    // Each nudge is what the next request ends with.
+    let reqs = server.model_requests();
+    for (i, n) in sent.iter().enumerate() {
+        let last = messages(&reqs[i + 1]).last().cloned().unwrap();
+        assert_eq!(content(&last), n.message);
+    }
+}
+
+#[test]
+fn a_question_is_answered_in_prose_and_the_code_in_the_answer_is_not_applied() {
+    let server = MockModelServer::start_blocking(vec![text(
+        "add() subtracts b from a. It should read:\n```python\ndef add(a, b):\n    return a + b\n```",
+    )])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    let run = run_small(&env, "What does add() in calc.py do?", &["--no-checks"]);
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Answered);
+    assert!(nudges(&run).is_empty());
+    assert!(begun(&run).is_empty());
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
+        CALC
+    );
+}
+
+#[test]
+fn a_named_file_too_big_to_show_whole_goes_the_tool_way() {
+    let big = format!("{CALC}{}", "# padding\n".repeat(1000));
+    let server = MockModelServer::start_blocking(vec![text("It subtracts.")]).unwrap();
+    let env = small_env(&server, &big);
+    let run = run_small(&env, "Fix add() in calc.py", &["--no-checks"]);
+    assert_eq!(run.finished().0, TaskStatus::Answered, "{}", run.stderr());
+    let system = content(&messages(&server.model_requests()[0])[0]);
+    // The tools as text (Hermes), not the direct format.
+    assert!(system.contains("read_file"), "{system}");
+    assert!(!system.contains("The files of the task"), "{system}");
+}
