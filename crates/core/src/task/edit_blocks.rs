@@ -213,18 +213,26 @@ fn elided_line<'a>(new: &'a str, old: &str) -> Option<&'a str> {
             Some(c) => {
                 c.starts_with("...")
                     || c.ends_with("...")
-                    || c.starts_with("unchanged")
                     || [
-                        "rest of the",
+                        "unchanged",
+                        "same as before",
+                        "rest of",
                         "remaining code",
                         "existing code",
                         "your code",
-                        "code here",
-                        "goes here",
                         "implement this",
                         "todo: implement",
                         "todo implement",
-                        "same as before",
+                    ]
+                    .iter()
+                    .any(|w| c.starts_with(w))
+                    || [
+                        "code here",
+                        "goes here",
+                        "rest of the code",
+                        "rest of the file",
+                        "rest of the function",
+                        "existing code",
                     ]
                     .iter()
                     .any(|w| c.contains(w))
