@@ -28,6 +28,7 @@ use verification::Verification;
 
 mod direct;
 mod edit_blocks;
+mod references;
 mod verification;
 
 /// What to run.

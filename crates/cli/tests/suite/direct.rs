@@ -237,3 +237,74 @@ fn a_named_file_too_big_to_show_whole_goes_the_tool_way() {
     assert!(system.contains("read_file"), "{system}");
     assert!(!system.contains("The files of the task"), "{system}");
 }
+
+#[test]
+fn a_rename_that_leaves_a_caller_behind_is_told_before_the_checks() {
+    let renamed = CALC.replacen("def add", "def plus", 1);
+    let server = MockModelServer::start_blocking(vec![
+        text(&listing(&renamed, "Renamed add() to plus().")),
+        text("use_calc.py\n```python\nfrom calc import plus\n\nprint(plus(1, 2))\n```\nUpdated the caller."),
+    ])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    std::fs::write(
+        env.repo.join("use_calc.py"),
+        "from calc import add\n\nprint(add(1, 2))\n",
+    )
+    .unwrap();
+    git(&env.repo, &["add", "use_calc.py"]);
+    git(&env.repo, &["commit", "-q", "-m", "caller"]);
+    let run = run_small(
+        &env,
+        "Rename add() in calc.py to plus() and update every caller.",
+        &["--no-checks"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let reqs = server.model_requests();
+    // The caller is shown from the start: it uses what the prompt names.
+    assert!(
+        content(&messages(&reqs[0])[3]).contains("use_calc.py\n```python\nfrom calc import add\n"),
+        "{}",
+        content(&messages(&reqs[0])[3])
+    );
+    let warned: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "broken_references" => Some(w.message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(
+        warned[0].contains("`use_calc.py` imports `add` from `calc`, but `calc.py` does not define `add`"),
+        "{}",
+        warned[0]
+    );
+    assert_eq!(content(messages(&reqs[1]).last().unwrap()), warned[0]);
+    assert!(nudges(&run).is_empty(), "telling is not a nudge");
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("use_calc.py")).unwrap(),
+        "from calc import plus\n\nprint(plus(1, 2))\n"
+    );
+}
+
+#[test]
+fn the_example_s_file_copied_back_is_never_written() {
+    let fixed = CALC.replacen("return a - b", "return a + b", 1);
+    let example = "greet.py\n```python\ndef greet(name):\n    return \"Hey \" + name\n\n\ndef shout(text):\n    return text.upper()\n```\nChanged the greeting of greet() to \"Hey\".";
+    let server = MockModelServer::start_blocking(vec![
+        text(example),
+        text(&listing(&fixed, "Made add() return the sum.")),
+    ])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    let run = run_small(&env, "Fix add() in calc.py: it must add.", &["--no-checks"]);
+    assert_eq!(run.finished().0, TaskStatus::Completed, "{}", run.stderr());
+    assert!(!run.worktree().join("greet.py").exists());
+    let sent = nudges(&run);
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].message.contains("the format's example"), "{}", sent[0].message);
+    assert_eq!(begun(&run), [("recovered_2".to_string(), "write_file".to_string())]);
+}

@@ -17,13 +17,15 @@ use super::edit_blocks;
 use crate::dispatch::{DispatchEnv, dispatch};
 use crate::{CoreError, TaskOutcome};
 use bosun_model::{ChatMessage, EditFormat, ModelRequest, ToolCall};
-use bosun_protocol::{AssistantMessage, EventMsg, NudgeReason, TaskStatus, UserMessage};
+use bosun_protocol::{AssistantMessage, EventMsg, NudgeReason, TaskStatus, UserMessage, Warning};
 use bosun_tools::Touched;
 
 /// The task's files, at most (about 1,400 tokens): the first request stays under 2,000.
 pub(super) const DIRECT_FILES_CAP_BYTES: usize = 5 * 1024;
 /// The list of the repository's other files, at most.
 const OTHER_FILES_CAP_BYTES: usize = 600;
+/// Replies told about the references they broke, at most; then the checks judge.
+const MAX_REFERENCE_ROUNDS: u32 = 2;
 
 impl TaskRun {
     /// The files of a direct turn for `asked`, when this run takes one: a small profile, a
@@ -117,6 +119,7 @@ impl TaskRun {
             .unwrap_or(0);
         // The last attempt and what Bosun said about it.
         let mut last: Option<(String, String)> = None;
+        let mut reference_rounds = 0;
         loop {
             let queued: Vec<String> = match self.pending.lock() {
                 Ok(mut p) => p.drain(..).collect(),
@@ -189,7 +192,25 @@ impl TaskRun {
             let question = crate::nudge::prompt_is_question(&asked);
             let blocks =
                 edit_blocks::block_calls(&text, format, &self.worktree_path, &mut recovered_seq, !question);
-            calls.extend(blocks.calls);
+            // A small model may copy the worked example's file as it was shown: never written.
+            let example = example_file(format);
+            let mut problems = Vec::new();
+            calls.extend(blocks.calls.into_iter().filter(|call| {
+                let copied = call.name == "write_file"
+                    && example.as_ref().is_some_and(|(path, content)| {
+                        serde_json::from_str::<serde_json::Value>(&call.arguments).is_ok_and(|a| {
+                            a["path"] == path.as_str() && a["content"] == content.as_str()
+                        }) && !self.worktree_path.join(path).exists()
+                    });
+                if copied {
+                    problems.push(
+                        "you wrote the file of the format's example, which is not part of this \
+                         task: it was not written. Change the task's files."
+                            .to_string(),
+                    );
+                }
+                !copied
+            }));
             let prose = blocks.text.trim().to_string();
             if !prose.is_empty() {
                 self.emitter
@@ -197,7 +218,7 @@ impl TaskRun {
                         text: prose.clone(),
                     }))?;
             }
-            let mut problems = blocks.problems;
+            problems.extend(blocks.problems);
             if cut {
                 problems.push(format!(
                     "your reply was cut off at the response limit ({} tokens): write only the \
@@ -223,6 +244,28 @@ impl TaskRun {
                 }
                 last = Some((reply, said));
                 continue;
+            }
+            // References the change broke (a renamed function's callers), before the checks.
+            if changed_now && reference_rounds < MAX_REFERENCE_ROUNDS {
+                let broken = super::references::broken_references(
+                    &self.worktree_path,
+                    &self.checkpointer.changed_paths(),
+                );
+                if !broken.is_empty() {
+                    reference_rounds += 1;
+                    let list: Vec<String> = broken.iter().map(|b| format!("- {b}")).collect();
+                    let said = format!(
+                        "Your change leaves these references broken:\n{}\n\nFix them: write \
+                         each file that needs it again, whole, in the same format.",
+                        list.join("\n")
+                    );
+                    self.emitter.emit(EventMsg::Warning(Warning {
+                        code: "broken_references".into(),
+                        message: said.clone(),
+                    }))?;
+                    last = Some((reply, said));
+                    continue;
+                }
             }
             if calls.is_empty() || !changed_now {
                 let changed = self.checkpointer.changed_anything();
@@ -332,6 +375,16 @@ fn interrupted() -> TaskOutcome {
         status: TaskStatus::Interrupted,
         summary: "stopped by the user".into(),
     }
+}
+
+/// The path and content of the file the format's worked example writes.
+fn example_file(format: EditFormat) -> Option<(String, String)> {
+    let (_, reply) = bosun_model::direct_example(format)?;
+    let found = bosun_model::parse_edit_blocks(reply, EditFormat::Whole);
+    found.edits.into_iter().find_map(|e| match e.kind {
+        bosun_model::EditKind::Whole { content } => Some((e.path, content)),
+        bosun_model::EditKind::SearchReplace { .. } => None,
+    })
 }
 
 /// What Bosun says about a reply whose blocks could not all be applied.
