@@ -256,6 +256,13 @@ fn a_failure_the_base_had_is_marked_in_the_digest_and_does_not_block_while_a_new
         "{told}"
     );
     assert_eq!(run.finished().0, TaskStatus::Completed);
+    // Never called passing.
+    let summary = run.finished().1;
+    assert!(
+        summary.contains("checks still fail as before this task: test")
+            && !summary.contains("checks pass"),
+        "{summary}"
+    );
     // The base run happened once (scope base), and the digest marked test_sub.
     let ends = check_ends(&run);
     assert!(

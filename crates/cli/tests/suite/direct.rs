@@ -144,7 +144,7 @@ fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() 
         .events
         .iter()
         .filter_map(|e| match &e.msg {
-            EventMsg::CheckFinished(c) if c.scope != CheckScope::Base => {
+            EventMsg::CheckFinished(c) if c.scope != CheckScope::Base && c.name != "examples" => {
                 Some(c.status.is_failure())
             }
             _ => None,
@@ -307,4 +307,37 @@ fn the_example_s_file_copied_back_is_never_written() {
     assert_eq!(sent.len(), 1);
     assert!(sent[0].message.contains("the format's example"), "{}", sent[0].message);
     assert_eq!(begun(&run), [("recovered_2".to_string(), "write_file".to_string())]);
+}
+
+#[test]
+fn the_docstring_s_examples_are_run_and_a_failing_one_is_told() {
+    let stub = "def add(a, b):\n    \"\"\"The sum.\n\n    add(2, 3) == 5\n    \"\"\"\n    raise NotImplementedError\n";
+    let wrong = stub.replace("raise NotImplementedError", "return a - b");
+    let right = stub.replace("raise NotImplementedError", "return a + b");
+    let server = MockModelServer::start_blocking(vec![
+        text(&listing(&wrong, "Implemented add().")),
+        text(&listing(&right, "Implemented add().")),
+    ])
+    .unwrap();
+    let env = small_env(&server, stub);
+    let run = run_small(&env, "Implement add() in calc.py as documented.", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let examples: Vec<(bool, bool)> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::CheckFinished(c) if c.name == "examples" => {
+                Some((c.status.is_failure(), c.required))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(examples, [(true, false), (false, false)]);
+    let told = content(messages(&server.model_requests()[1]).last().unwrap());
+    assert!(
+        told.contains("calc.py:4: the docstring example `add(2, 3) == 5` is not true: add(2, 3) returns -1"),
+        "{told}"
+    );
+    assert!(nudges(&run).is_empty());
 }

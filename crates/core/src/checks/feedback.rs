@@ -124,11 +124,25 @@ pub(crate) fn summary_line(results: &[CheckFinished]) -> String {
             n => format!("{} ({n} failures)", c.name),
         })
         .collect();
+    // Failing the way the base does: not blocking, never called passing.
+    let as_before: Vec<String> = results
+        .iter()
+        .filter(|c| c.required && c.status.is_failure() && !c.blocks())
+        .map(|c| c.name.clone())
+        .collect();
     if failing.is_empty() {
-        format!(
-            "checks pass: {}",
-            names(&|c| c.status == CheckStatus::Passed)
-        )
+        let passed = names(&|c| c.status == CheckStatus::Passed);
+        match (passed.is_empty(), as_before.is_empty()) {
+            (_, true) => format!("checks pass: {passed}"),
+            (true, false) => format!(
+                "checks still fail as before this task: {}",
+                as_before.join(", ")
+            ),
+            (false, false) => format!(
+                "checks pass: {passed}; still failing as before this task: {}",
+                as_before.join(", ")
+            ),
+        }
     } else {
         format!("checks fail: {}", failing.join(", "))
     }

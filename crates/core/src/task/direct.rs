@@ -17,7 +17,10 @@ use super::edit_blocks;
 use crate::dispatch::{DispatchEnv, dispatch};
 use crate::{CoreError, TaskOutcome};
 use bosun_model::{ChatMessage, EditFormat, ModelRequest, ToolCall};
-use bosun_protocol::{AssistantMessage, EventMsg, NudgeReason, TaskStatus, UserMessage, Warning};
+use bosun_protocol::{
+    AssistantMessage, CheckScope, CheckStatus, EventMsg, NudgeReason, TaskStatus, UserMessage,
+    Warning,
+};
 use bosun_tools::Touched;
 
 /// The task's files, at most (about 1,400 tokens): the first request stays under 2,000.
@@ -26,6 +29,23 @@ pub(super) const DIRECT_FILES_CAP_BYTES: usize = 5 * 1024;
 const OTHER_FILES_CAP_BYTES: usize = 600;
 /// Replies told about the references they broke, at most; then the checks judge.
 const MAX_REFERENCE_ROUNDS: u32 = 2;
+/// Replies told about the docstring examples that fail, at most; then the checks judge.
+const MAX_EXAMPLE_ROUNDS: u32 = 2;
+/// The docstring-examples check (`assets/checks/examples.py`), run as `python3 -c` on the
+/// changed files: it holds no single quote, so it stays one shell word.
+const EXAMPLES_SCRIPT: &str = include_str!("../../../../assets/checks/examples.py");
+
+/// The check that imports each changed Python file and runs its docstrings' examples (not
+/// required: Bosun's own, told to the model, never a gate).
+fn examples_check() -> bosun_protocol::CheckSpec {
+    let mut check = bosun_protocol::CheckSpec::new(
+        "examples",
+        &format!("python3 -c '{EXAMPLES_SCRIPT}' {{files}}"),
+    );
+    check.required = false;
+    check.timeout_secs = 30;
+    check
+}
 
 impl TaskRun {
     /// The files of a direct turn for `asked`, when this run takes one: a small profile, a
@@ -120,6 +140,7 @@ impl TaskRun {
         // The last attempt and what Bosun said about it.
         let mut last: Option<(String, String)> = None;
         let mut reference_rounds = 0;
+        let mut example_rounds = 0;
         loop {
             let queued: Vec<String> = match self.pending.lock() {
                 Ok(mut p) => p.drain(..).collect(),
@@ -265,6 +286,52 @@ impl TaskRun {
                     }))?;
                     last = Some((reply, said));
                     continue;
+                }
+            }
+            // The examples the changed functions' docstrings give, run (and each changed
+            // module imported), before the checks.
+            if changed_now && example_rounds < MAX_EXAMPLE_ROUNDS {
+                let files: Vec<String> = self
+                    .checkpointer
+                    .changed_paths()
+                    .into_iter()
+                    .filter(|p| p.ends_with(".py") && !bosun_context::is_test_name(p))
+                    .filter(|p| self.worktree_path.join(p).is_file())
+                    .collect();
+                if let Some(tree) = self.checkpointer.latest_commit()
+                    && !files.is_empty()
+                {
+                    let check = examples_check();
+                    let found = self
+                        .run_checks(&[check], &tree, 0, CheckScope::Edit, &files)
+                        .await?;
+                    if let Some(c) = found.results.first()
+                        && c.status == CheckStatus::Failed
+                    {
+                        example_rounds += 1;
+                        let lines: Vec<String> = if c.failures.is_empty() {
+                            found
+                                .tails
+                                .get(&c.check_id)
+                                .map(|t| vec![crate::checks::feedback_tail(t).to_string()])
+                                .unwrap_or_default()
+                        } else {
+                            c.failures
+                                .iter()
+                                .take(10)
+                                .map(|f| format!("- {}", crate::checks::run::failure_lines(f)))
+                                .collect()
+                        };
+                        let mut said = format!(
+                            "Bosun imported the files you changed and ran the examples their \
+                             docstrings give; this fails:\n{}\n\nFix the code: write each file \
+                             you change again, whole, in the same format.",
+                            lines.join("\n")
+                        );
+                        self.note_redacted(self.redaction.text(&mut said))?;
+                        last = Some((reply, said));
+                        continue;
+                    }
                 }
             }
             if calls.is_empty() || !changed_now {

@@ -59,7 +59,7 @@ impl Verification {
 impl TaskRun {
     /// Runs one set of checks on the task's latest checkpoint. (`&mut self`: the future must
     /// not hold a shared borrow of the run, whose worktree is not `Sync`.)
-    async fn run_checks(
+    pub(super) async fn run_checks(
         &mut self,
         checks: &[CheckSpec],
         tree: &str,
