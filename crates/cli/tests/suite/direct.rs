@@ -126,16 +126,16 @@ fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() 
         "{asked}"
     );
     assert_eq!(first.len(), 4);
-    // The check failed: the next request shows the file as the first attempt left it, that
-    // attempt, and the failure.
+    // The check failed: the next request is one turn again, the file as the first attempt
+    // left it, the task, then the failure.
     let second = messages(&reqs[1]);
-    assert_eq!(second.len(), 6, "{second:#?}");
-    assert!(content(&second[3]).contains("return a * b"), "{}", content(&second[3]));
-    assert_eq!(second[4]["role"], "assistant");
-    assert!(content(&second[4]).contains("return a * b"));
-    let told = content(&second[5]);
+    assert_eq!(second.len(), 4, "{second:#?}");
+    let told = content(&second[3]);
+    assert!(told.contains("return a * b"), "{told}");
     assert!(
-        told.contains("grep -q 'return a + b' calc.py") && told.contains("write each file you change again"),
+        told.contains("Task: add() in calc.py subtracts; make it add.\n\n")
+            && told.contains("grep -q 'return a + b' calc.py")
+            && told.contains("write each file you change again"),
         "{told}"
     );
     // The journal has the check round, and the review credits the hunk to the call that made
@@ -203,7 +203,7 @@ fn code_left_out_is_refused_and_a_file_written_back_unchanged_is_nudged() {
     let reqs = server.model_requests();
     for (i, n) in sent.iter().enumerate() {
         let last = messages(&reqs[i + 1]).last().cloned().unwrap();
-        assert_eq!(content(&last), n.message);
+        assert!(content(&last).ends_with(&n.message), "{}", content(&last));
     }
 }
 
@@ -282,7 +282,7 @@ fn a_rename_that_leaves_a_caller_behind_is_told_before_the_checks() {
         "{}",
         warned[0]
     );
-    assert_eq!(content(messages(&reqs[1]).last().unwrap()), warned[0]);
+    assert!(content(messages(&reqs[1]).last().unwrap()).ends_with(&warned[0]));
     assert!(nudges(&run).is_empty(), "telling is not a nudge");
     assert_eq!(
         std::fs::read_to_string(run.worktree().join("use_calc.py")).unwrap(),

@@ -7,9 +7,10 @@
 //! reply that changes nothing is nudged, and the task's checks judge the result; a failure goes
 //! back with the files as they now are, up to `max_check_rounds`.
 //!
-//! Each request is the files, the task and, after a first attempt, only the last reply and
-//! what Bosun said about it: the files carry what the earlier attempts did, so the request
-//! stays small and at temperature 0 a new attempt is not the old one replayed.
+//! Each request is one turn shaped like the worked example: the files as they are now, the task
+//! and, after an attempt, what Bosun says about it. The files carry what the earlier attempts
+//! did, so the request stays small, a small model is not led off the format by a conversation,
+//! and at temperature 0 a new attempt is not the old one replayed.
 
 use super::TaskRun;
 use super::dispatch_env;
@@ -137,8 +138,8 @@ impl TaskRun {
             .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
             .max()
             .unwrap_or(0);
-        // The last attempt and what Bosun said about it.
-        let mut last: Option<(String, String)> = None;
+        // What Bosun said about the last attempt.
+        let mut last: Option<String> = None;
         let mut reference_rounds = 0;
         let mut example_rounds = 0;
         loop {
@@ -169,18 +170,14 @@ impl TaskRun {
                     tool_calls: Vec::new(),
                 });
             }
-            conversation.push(ChatMessage::User {
-                content: format!("{}\nTask: {asked}", self.direct_files_message(&shown)?),
-            });
-            if let Some((reply, said)) = &last {
-                conversation.push(ChatMessage::Assistant {
-                    content: reply.clone(),
-                    tool_calls: Vec::new(),
-                });
-                conversation.push(ChatMessage::User {
-                    content: said.clone(),
-                });
+            // One turn, shaped like the example, every time: what Bosun has to say about the
+            // last attempt follows the task (the files show what that attempt did).
+            let mut content = format!("{}\nTask: {asked}", self.direct_files_message(&shown)?);
+            if let Some(said) = &last {
+                content.push_str("\n\n");
+                content.push_str(said);
             }
+            conversation.push(ChatMessage::User { content });
             let request = ModelRequest {
                 system: system.clone(),
                 messages: conversation,
@@ -190,7 +187,6 @@ impl TaskRun {
                 Ok(response) => response,
                 Err(outcome) => return Ok(outcome),
             };
-            let (reply, _) = self.redacted_reply(&response.text, &[])?;
             let cut = matches!(
                 response.stop_reason.as_deref(),
                 Some("length" | "max_tokens")
@@ -263,7 +259,7 @@ impl TaskRun {
                 if let Some(outcome) = self.nudge(NudgeReason::SchemaError, &said)? {
                     return Ok(outcome);
                 }
-                last = Some((reply, said));
+                last = Some(said);
                 continue;
             }
             // References the change broke (a renamed function's callers), before the checks.
@@ -284,7 +280,7 @@ impl TaskRun {
                         code: "broken_references".into(),
                         message: said.clone(),
                     }))?;
-                    last = Some((reply, said));
+                    last = Some(said);
                     continue;
                 }
             }
@@ -329,7 +325,7 @@ impl TaskRun {
                             lines.join("\n")
                         );
                         self.note_redacted(self.redaction.text(&mut said))?;
-                        last = Some((reply, said));
+                        last = Some(said);
                         continue;
                     }
                 }
@@ -342,7 +338,7 @@ impl TaskRun {
                     .iter()
                     .any(|c| matches!(c.name.as_str(), "write_file" | "edit_file" | "apply_patch"));
                 let echoed = !question && (!blocks.echoed.is_empty() || wrote);
-                let reason = if echoed && !changed {
+                let reason = if echoed && (!changed || last.is_some()) {
                     Some(NudgeReason::NoOpEdit)
                 } else {
                     crate::nudge::classify(&asked, &prose, changed).or_else(|| {
@@ -355,7 +351,7 @@ impl TaskRun {
                     if let Some(outcome) = self.nudge(reason, &said)? {
                         return Ok(outcome);
                     }
-                    last = Some((reply, said));
+                    last = Some(said);
                     continue;
                 }
             }
@@ -376,7 +372,7 @@ impl TaskRun {
                         "{feedback}\n\nThe files above are as they are now. Fix the code: write \
                          each file you change again, in the same format."
                     );
-                    last = Some((reply, feedback));
+                    last = Some(feedback);
                 }
             }
         }
