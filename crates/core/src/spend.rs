@@ -558,6 +558,7 @@ mod tests {
                 content: text.clone(),
             }],
             tools: Vec::new(),
+            retry_sampling: None,
         };
         let est = estimate_prompt_tokens(&req);
         assert!(est as usize >= text.len() / 4, "{est}");

@@ -851,6 +851,7 @@ impl TaskRun {
                 system: system.clone(),
                 messages: messages.clone(),
                 tools: tools.clone(),
+                retry_sampling: None,
             };
             let response = match self.request_turn(&request).await? {
                 Ok(response) => response,

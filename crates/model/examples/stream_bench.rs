@@ -69,6 +69,7 @@ async fn main() -> anyhow::Result<()> {
                 content: "go".into(),
             }],
             tools: vec![],
+            retry_sampling: None,
         };
         let events = AtomicUsize::new(0);
         let start = Instant::now();

@@ -106,6 +106,9 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
     });
     if let Some(t) = cfg.sent_temperature() {
         body["temperature"] = json!(t);
+        if let Some(retry) = req.retry_sampling {
+            body["temperature"] = json!(retry.temperature);
+        }
     }
     if !req.system.is_empty() {
         body["system"] = json!(req.system);
@@ -432,6 +435,7 @@ mod tests {
                 },
             ],
             tools: vec![],
+            retry_sampling: None,
         };
         let body = request_body(&cfg, &req);
         let msgs = body["messages"].as_array().cloned().unwrap_or_default();

@@ -49,6 +49,18 @@ pub struct ModelRequest {
     pub system: String,
     pub messages: Vec<ChatMessage>,
     pub tools: Vec<ToolSpec>,
+    /// A sampling temperature for this request instead of the provider's, with a seed so the
+    /// same retry samples the same way: a retry after a reply that made no progress (at
+    /// temperature 0 the same request gets the same reply). Only sent to a model that takes a
+    /// temperature.
+    pub retry_sampling: Option<RetrySampling>,
+}
+
+/// See [`ModelRequest::retry_sampling`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetrySampling {
+    pub temperature: f64,
+    pub seed: u64,
 }
 
 /// Something the model streamed. Deltas of one attempt are superseded by [`StreamEvent::Retrying`].

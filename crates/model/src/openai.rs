@@ -102,6 +102,10 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
     body[limit_key] = json!(cfg.max_output_tokens);
     if let Some(t) = cfg.sent_temperature() {
         body["temperature"] = json!(t);
+        if let Some(retry) = req.retry_sampling {
+            body["temperature"] = json!(retry.temperature);
+            body["seed"] = json!(retry.seed);
+        }
     }
     // OpenAI's processing tiers; `batch` is a different API and only changes prices.
     if let tier @ (ServiceTier::Priority | ServiceTier::Flex) = cfg.service_tier {
@@ -432,6 +436,7 @@ mod tests {
                 ],
             }],
             tools: vec![],
+            retry_sampling: None,
         };
         let body = request_body(&cfg, &req);
         assert_eq!(body["messages"][0]["content"], Value::Null);

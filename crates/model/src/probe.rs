@@ -249,6 +249,7 @@ pub async fn probe_profile(
                 content: prompt.into(),
             }],
             tools: tools.clone(),
+            retry_sampling: None,
         };
         let resp = client.complete(&req).await?;
         if expected_call(&resp, tool, path) {

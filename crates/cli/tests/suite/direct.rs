@@ -199,8 +199,17 @@ fn code_left_out_is_refused_and_a_file_written_back_unchanged_is_nudged() {
         std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
         fixed
     );
-    // Each nudge is what the next request ends with.
+    // Each nudge is what the next request ends with; the first request is deterministic, a
+    // retry after a reply that made no progress samples (with a seed: the same retry samples
+    // the same way).
     let reqs = server.model_requests();
+    assert_eq!(reqs[0].body["temperature"], json!(0.0));
+    assert!(reqs[0].body.get("seed").is_none());
+    for retry in &reqs[1..] {
+        assert_eq!(retry.body["temperature"], json!(0.7), "{:#}", retry.body);
+        assert!(retry.body["seed"].is_u64(), "{:#}", retry.body);
+    }
+    assert_ne!(reqs[1].body["seed"], reqs[2].body["seed"]);
     for (i, n) in sent.iter().enumerate() {
         let last = messages(&reqs[i + 1]).last().cloned().unwrap();
         assert!(content(&last).ends_with(&n.message), "{}", content(&last));

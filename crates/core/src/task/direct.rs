@@ -17,7 +17,7 @@ use super::dispatch_env;
 use super::edit_blocks;
 use crate::dispatch::{DispatchEnv, dispatch};
 use crate::{CoreError, TaskOutcome};
-use bosun_model::{ChatMessage, EditFormat, ModelRequest, ToolCall};
+use bosun_model::{ChatMessage, EditFormat, ModelRequest, RetrySampling, ToolCall};
 use bosun_protocol::{
     AssistantMessage, CheckScope, CheckStatus, EventMsg, NudgeReason, TaskStatus, UserMessage,
     Warning,
@@ -28,6 +28,8 @@ use bosun_tools::Touched;
 pub(super) const DIRECT_FILES_CAP_BYTES: usize = 5 * 1024;
 /// The list of the repository's other files, at most.
 const OTHER_FILES_CAP_BYTES: usize = 600;
+/// The temperature of a retry after a reply that made no progress, or one that came again.
+const RETRY_TEMPERATURE: f64 = 0.7;
 /// Replies told about the references they broke, at most; then the checks judge.
 const MAX_REFERENCE_ROUNDS: u32 = 2;
 /// Replies told about the docstring examples that fail, at most; then the checks judge.
@@ -142,6 +144,10 @@ impl TaskRun {
         let mut last: Option<String> = None;
         let mut reference_rounds = 0;
         let mut example_rounds = 0;
+        // The next request samples (see RETRY_TEMPERATURE); the replies so far.
+        let mut resample = false;
+        let mut attempt: u64 = 0;
+        let mut replies: std::collections::HashSet<String> = Default::default();
         loop {
             let queued: Vec<String> = match self.pending.lock() {
                 Ok(mut p) => p.drain(..).collect(),
@@ -178,15 +184,23 @@ impl TaskRun {
                 content.push_str(said);
             }
             conversation.push(ChatMessage::User { content });
+            attempt += 1;
             let request = ModelRequest {
                 system: system.clone(),
                 messages: conversation,
                 tools: Vec::new(),
+                // At temperature 0 a reply that made no progress comes again word for word.
+                retry_sampling: resample.then_some(RetrySampling {
+                    temperature: RETRY_TEMPERATURE,
+                    seed: attempt,
+                }),
             };
             let response = match self.request_turn(&request).await? {
                 Ok(response) => response,
                 Err(outcome) => return Ok(outcome),
             };
+            // The same reply again: the next attempt samples.
+            let repeated = !replies.insert(response.text.clone());
             let cut = matches!(
                 response.stop_reason.as_deref(),
                 Some("length" | "max_tokens")
@@ -260,6 +274,7 @@ impl TaskRun {
                     return Ok(outcome);
                 }
                 last = Some(said);
+                resample = true;
                 continue;
             }
             // References the change broke (a renamed function's callers), before the checks.
@@ -281,6 +296,7 @@ impl TaskRun {
                         message: said.clone(),
                     }))?;
                     last = Some(said);
+                    resample = repeated;
                     continue;
                 }
             }
@@ -326,6 +342,7 @@ impl TaskRun {
                         );
                         self.note_redacted(self.redaction.text(&mut said))?;
                         last = Some(said);
+                        resample = repeated;
                         continue;
                     }
                 }
@@ -352,6 +369,7 @@ impl TaskRun {
                         return Ok(outcome);
                     }
                     last = Some(said);
+                    resample = true;
                     continue;
                 }
             }
@@ -373,6 +391,7 @@ impl TaskRun {
                          each file you change again, in the same format."
                     );
                     last = Some(feedback);
+                    resample = repeated;
                 }
             }
         }

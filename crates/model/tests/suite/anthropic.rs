@@ -108,6 +108,7 @@ async fn request_has_headers_system_tools_and_tool_results_in_one_user_message()
             },
         ],
         tools: tools(),
+        retry_sampling: None,
     };
     client.complete(&req).await.unwrap();
     let sent = server.model_requests();

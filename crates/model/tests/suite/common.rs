@@ -66,6 +66,7 @@ pub fn request(prompt: &str) -> ModelRequest {
             content: prompt.into(),
         }],
         tools: tools(),
+        retry_sampling: None,
     }
 }
 

@@ -136,6 +136,7 @@ async fn request_body_replays_history_with_paired_tool_call_ids() {
             },
         ],
         tools: tools(),
+        retry_sampling: None,
     };
     let resp = client.complete(&req).await.unwrap();
     assert_eq!(resp.text, "done");
