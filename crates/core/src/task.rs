@@ -28,7 +28,6 @@ use verification::Verification;
 
 mod direct;
 mod edit_blocks;
-mod references;
 mod verification;
 
 /// What to run.

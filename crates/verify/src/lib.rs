@@ -12,6 +12,10 @@
 //! - [`BaseCache`] / [`mark_before_task`]: the same check's failures on the base commit, cached
 //!   per base commit and command, marking the failures that were "failing before this task".
 //!
+//! - [`broken_references`]: Python imports of names a worktree module no longer defines (read,
+//!   never run); [`examples_check`]: the check that imports changed Python files and runs the
+//!   examples their docstrings give.
+//!
 //! The loop that reacts to checks (rounds, events, the merge gate) lives in `bosun-core`.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
@@ -21,7 +25,9 @@ mod cache;
 mod classify;
 mod digest;
 mod discover;
+mod examples;
 mod files;
+mod references;
 mod related;
 mod run;
 mod runner;
@@ -30,7 +36,9 @@ pub use cache::{BaseCache, BaseResult, mark_before_task};
 pub use classify::{Class, classify};
 pub use digest::{Digest, MAX_FAILURES, MAX_MESSAGE_CHARS, digest, failure_key};
 pub use discover::discover;
+pub use examples::{EXAMPLES_SCRIPT, examples_check};
 pub use files::{expand_files, shell_quote};
+pub use references::broken_references;
 pub use related::related_command;
 pub use run::{CheckResult, CheckRun, LOG_HEAD_BYTES, LOG_TAIL_BYTES, STREAM_CAP_BYTES, run_check};
 pub use runner::{Runner, runner, runner_for};

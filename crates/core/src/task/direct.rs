@@ -34,21 +34,6 @@ const RETRY_TEMPERATURE: f64 = 0.7;
 const MAX_REFERENCE_ROUNDS: u32 = 2;
 /// Replies told about the docstring examples that fail, at most; then the checks judge.
 const MAX_EXAMPLE_ROUNDS: u32 = 2;
-/// The docstring-examples check (`assets/checks/examples.py`), run as `python3 -c` on the
-/// changed files: it holds no single quote, so it stays one shell word.
-const EXAMPLES_SCRIPT: &str = include_str!("../../../../assets/checks/examples.py");
-
-/// The check that imports each changed Python file and runs its docstrings' examples (not
-/// required: Bosun's own, told to the model, never a gate).
-fn examples_check() -> bosun_protocol::CheckSpec {
-    let mut check = bosun_protocol::CheckSpec::new(
-        "examples",
-        &format!("python3 -c '{EXAMPLES_SCRIPT}' {{files}}"),
-    );
-    check.required = false;
-    check.timeout_secs = 30;
-    check
-}
 
 impl TaskRun {
     /// The files of a direct turn for `asked`, when this run takes one: a small profile, a
@@ -279,7 +264,7 @@ impl TaskRun {
             }
             // References the change broke (a renamed function's callers), before the checks.
             if changed_now && reference_rounds < MAX_REFERENCE_ROUNDS {
-                let broken = super::references::broken_references(
+                let broken = bosun_verify::broken_references(
                     &self.worktree_path,
                     &self.checkpointer.changed_paths(),
                 );
@@ -313,7 +298,7 @@ impl TaskRun {
                 if let Some(tree) = self.checkpointer.latest_commit()
                     && !files.is_empty()
                 {
-                    let check = examples_check();
+                    let check = bosun_verify::examples_check();
                     let found = self
                         .run_checks(&[check], &tree, 0, CheckScope::Edit, &files)
                         .await?;
@@ -511,4 +496,18 @@ fn nudge_message(reason: NudgeReason, echoed: &[String], format: EditFormat) -> 
         "{first}\n\n{}",
         bosun_model::direct_instructions(format)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_s_file_is_the_one_its_reply_writes() {
+        let (path, content) = example_file(EditFormat::Whole).unwrap();
+        assert_eq!(path, "greet.py");
+        assert!(content.contains("return \"Hey \" + name"), "{content}");
+        // Search/replace's example edits a file, it does not write one.
+        assert!(example_file(EditFormat::SearchReplace).is_none());
+    }
 }

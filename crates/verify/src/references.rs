@@ -2,8 +2,8 @@
 //! a name a module of the worktree does not define (`from pricing import calc_total` after
 //! `calc_total` was renamed), or uses `module.name` of a worktree module that has no `name`.
 //! Only what involves a file the task changed is reported, so a repository's own old breakage
-//! is not the task's. The direct turn sends these back before the checks run: a small model
-//! that renamed a function but not its callers learns it at once.
+//! is not the task's. `bosun-core`'s direct turn sends these back before the checks run: a
+//! small model that renamed a function but not its callers learns it at once.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -26,7 +26,7 @@ const SKIPPED: &[&str] = &[
 ];
 
 /// One broken reference, as a sentence for the model.
-pub(super) fn broken_references(worktree: &Path, changed: &[String]) -> Vec<String> {
+pub fn broken_references(worktree: &Path, changed: &[String]) -> Vec<String> {
     if !changed.iter().any(|p| p.ends_with(".py")) {
         return Vec::new();
     }
