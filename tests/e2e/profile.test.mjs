@@ -151,7 +151,7 @@ describe("model profiles in Settings", () => {
     await waitFor("the probed profile", async () => /probed/.test(await nowText(app, "tool_format")));
     assert.match(await nowText(app, "native_tools"), /^no probed/);
     assert.match(await nowText(app, "tool_format"), /^hermes probed/);
-    assert.match(await nowText(app, "edit_format"), /^search-replace probed/);
+    assert.match(await nowText(app, "edit_format"), /^whole probed/);
     assert.match(await nowText(app, "context_window"), /^4,096 tokens probed/);
     const cache = JSON.parse(readFileSync(join(home, "model-profiles.json"), "utf8"));
     assert.equal(cache.profiles[`${mock.url}/v1 qwen2.5-coder-1.5b`].profile.tool_format, "hermes");

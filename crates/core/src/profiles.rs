@@ -213,8 +213,8 @@ pub fn from_info(info: &ModelProfileInfo) -> Option<ModelProfile> {
     })
 }
 
-/// One line saying how the model is talked to ("tools as hermes text, edits as search-replace
-/// blocks, 4096-token context (probed)").
+/// One line saying how the model is talked to ("tools as hermes text, edits as whole files,
+/// 4096-token context (probed)").
 pub fn describe(profile: &ModelProfile) -> String {
     let tools = if profile.native_tools {
         "native tool calls".to_string()
@@ -223,6 +223,7 @@ pub fn describe(profile: &ModelProfile) -> String {
     };
     let edits = match profile.edit_format {
         bosun_model::EditFormat::Tools => "edits through the tools".to_string(),
+        bosun_model::EditFormat::Whole => "edits as whole files".to_string(),
         f => format!("edits as {f} blocks"),
     };
     let window = profile
