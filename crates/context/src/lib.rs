@@ -9,12 +9,12 @@ use std::path::Path;
 
 mod repo;
 mod task_files;
-pub use task_files::{
-    TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
-};
 pub use repo::{
     REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
     repo_context_within,
+};
+pub use task_files::{
+    TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
 };
 
 /// The built-in system prompt (`assets/prompts/system.md`).

@@ -169,7 +169,11 @@ fn tests_of(path: &str, files: &[String]) -> Vec<String> {
     ];
     files
         .iter()
-        .filter(|f| wanted.iter().any(|w| f.rsplit('/').next() == Some(w.as_str())))
+        .filter(|f| {
+            wanted
+                .iter()
+                .any(|w| f.rsplit('/').next() == Some(w.as_str()))
+        })
         .cloned()
         .collect()
 }
@@ -179,9 +183,9 @@ pub fn is_test_name(name: &str) -> bool {
     let name = name.rsplit('/').next().unwrap_or(name);
     name.starts_with("test_")
         || name == "conftest.py"
-        || name
-            .rsplit_once('.')
-            .is_some_and(|(stem, _)| stem.ends_with("_test") || stem.ends_with(".test") || stem.ends_with(".spec"))
+        || name.rsplit_once('.').is_some_and(|(stem, _)| {
+            stem.ends_with("_test") || stem.ends_with(".test") || stem.ends_with(".spec")
+        })
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &[
@@ -219,8 +223,12 @@ pub fn identifiers(prompt: &str) -> Vec<String> {
                 .take_while(|c| c.is_alphanumeric() || **c == '_')
                 .collect();
             let dotted = after == Some('.') && !next.is_empty();
-            let dotted_file = dotted && SOURCE_EXTENSIONS.contains(&next.as_str())
-                || dotted && ["md", "txt", "toml", "json", "yaml", "yml", "cfg", "ini", "html", "css"].contains(&next.as_str());
+            const OTHER_EXTENSIONS: &[&str] = &[
+                "md", "txt", "toml", "json", "yaml", "yml", "cfg", "ini", "html", "css",
+            ];
+            let dotted_file = dotted
+                && (SOURCE_EXTENSIONS.contains(&next.as_str())
+                    || OTHER_EXTENSIONS.contains(&next.as_str()));
             let call = after == Some('(');
             let ticked = before == Some('`') || after == Some('`');
             let inner_capital = word.chars().skip(1).any(char::is_uppercase)
@@ -228,10 +236,16 @@ pub fn identifiers(prompt: &str) -> Vec<String> {
             let shaped = word.contains('_')
                 || inner_capital
                 || (word.len() >= 3
-                    && word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit() || c == '_')
+                    && word
+                        .chars()
+                        .all(|c| c.is_uppercase() || c.is_ascii_digit() || c == '_')
                     && word.chars().any(char::is_alphabetic));
             let ascii = word.is_ascii();
-            if ascii && !dotted_file && (call || ticked || shaped || dotted) && word.len() >= 2 && !out.contains(&word)
+            if ascii
+                && !dotted_file
+                && (call || ticked || shaped || dotted)
+                && word.len() >= 2
+                && !out.contains(&word)
             {
                 out.push(word);
             }
@@ -256,9 +270,24 @@ fn has_word(text: &str, word: &str) -> bool {
 fn defines(text: &str, ident: &str) -> bool {
     text.lines().any(|line| {
         let l = line.trim_start();
-        let rest = ["def ", "async def ", "class ", "fn ", "pub fn ", "function ", "struct ", "enum ", "type ", "interface ", "const ", "let ", "var ", "func "]
-            .iter()
-            .find_map(|k| l.strip_prefix(k));
+        let rest = [
+            "def ",
+            "async def ",
+            "class ",
+            "fn ",
+            "pub fn ",
+            "function ",
+            "struct ",
+            "enum ",
+            "type ",
+            "interface ",
+            "const ",
+            "let ",
+            "var ",
+            "func ",
+        ]
+        .iter()
+        .find_map(|k| l.strip_prefix(k));
         if let Some(rest) = rest {
             return rest.starts_with(ident)
                 && !rest[ident.len()..]
@@ -279,7 +308,11 @@ pub fn render_task_files(files: &[TaskFile]) -> String {
     let mut out = String::new();
     for f in files {
         let lang = fence_language(&f.path);
-        let fence = if f.content.contains("```") { "````" } else { "```" };
+        let fence = if f.content.contains("```") {
+            "````"
+        } else {
+            "```"
+        };
         out.push_str(&f.path);
         out.push('\n');
         out.push_str(fence);
@@ -323,7 +356,9 @@ mod tests {
     #[test]
     fn identifiers_are_the_words_shaped_like_code() {
         assert_eq!(
-            identifiers("Rename calc_total() in pricing.py to order_total() and update every caller."),
+            identifiers(
+                "Rename calc_total() in pricing.py to order_total() and update every caller."
+            ),
             ["calc_total", "order_total"]
         );
         assert_eq!(
@@ -345,11 +380,23 @@ mod tests {
     fn the_named_files_then_the_callers_then_the_tests_each_whole() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        fs::write(p.join("pricing.py"), "def calc_total(items):\n    return sum(items)\n").unwrap();
-        fs::write(p.join("cart.py"), "from pricing import calc_total\n\nx = calc_total([1])\n").unwrap();
+        fs::write(
+            p.join("pricing.py"),
+            "def calc_total(items):\n    return sum(items)\n",
+        )
+        .unwrap();
+        fs::write(
+            p.join("cart.py"),
+            "from pricing import calc_total\n\nx = calc_total([1])\n",
+        )
+        .unwrap();
         fs::write(p.join("other.py"), "def unrelated():\n    pass\n").unwrap();
         fs::write(p.join("test_pricing.py"), "import pricing\n").unwrap();
-        fs::write(p.join("big.py"), format!("calc_total = 1\n{}", "# x\n".repeat(5000))).unwrap();
+        fs::write(
+            p.join("big.py"),
+            format!("calc_total = 1\n{}", "# x\n".repeat(5000)),
+        )
+        .unwrap();
         let files = task_files(
             p,
             "Rename calc_total() in pricing.py to order_total() and update every caller.",
@@ -370,7 +417,10 @@ mod tests {
             ]
         );
         let text = render_task_files(&files);
-        assert!(text.starts_with("pricing.py\n```python\ndef calc_total(items):\n"), "{text}");
+        assert!(
+            text.starts_with("pricing.py\n```python\ndef calc_total(items):\n"),
+            "{text}"
+        );
         // A named file that cannot be shown whole: no direct turn.
         assert!(task_files(p, "Look at big.py", &|_| true, 4096).is_none());
         // A read-denied file is neither named nor searched.

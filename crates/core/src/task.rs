@@ -664,6 +664,33 @@ impl TaskRun {
         Ok(None)
     }
 
+    /// After a call ran and its result is the last of `messages`: a command's changes are
+    /// verified (set-id bits stripped), the checkpoint is taken, and the edit checks run on
+    /// what an edit tool changed (their failures added to that result).
+    async fn after_call(
+        &mut self,
+        call_id: &str,
+        command: bool,
+        touched: Touched,
+        tool: &str,
+        messages: &mut [ChatMessage],
+    ) -> Result<(), CoreError> {
+        if command {
+            self.checkpointer.verify(&self.emitter).await?;
+            if !self.sandboxing.refuses_set_id() {
+                self.checkpointer.strip_set_id(&self.emitter).await?;
+            }
+        }
+        let edited = match (&touched, tool) {
+            (Touched::Paths(p), "write_file" | "edit_file" | "apply_patch") => p.clone(),
+            _ => Vec::new(),
+        };
+        self.checkpointer
+            .after_tool(touched, tool, call_id, &self.emitter)
+            .await?;
+        self.edit_checks(messages, &edited).await
+    }
+
     /// One model request: the step limit, the spend gate, the turn streamed into events, its
     /// usage recorded. `Err(outcome)` when the task ends instead (the step or cost limit, a
     /// model error, the user's stop).
@@ -1075,20 +1102,8 @@ impl TaskRun {
                     }
                 }
                 messages.push(done.message);
-                if command {
-                    self.checkpointer.verify(&self.emitter).await?;
-                    if !self.sandboxing.refuses_set_id() {
-                        self.checkpointer.strip_set_id(&self.emitter).await?;
-                    }
-                }
-                let edited = match (&done.touched, done.tool.as_str()) {
-                    (Touched::Paths(p), "write_file" | "edit_file" | "apply_patch") => p.clone(),
-                    _ => Vec::new(),
-                };
-                self.checkpointer
-                    .after_tool(done.touched, &done.tool, &call.id, &self.emitter)
+                self.after_call(&call.id, command, done.touched, &done.tool, &mut messages)
                     .await?;
-                self.edit_checks(&mut messages, &edited).await?;
                 if let Some(items) = done.plan {
                     self.emitter
                         .emit(EventMsg::PlanUpdated(PlanUpdated { items }))?;

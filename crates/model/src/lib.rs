@@ -38,12 +38,11 @@ pub use config::{
     Secret,
 };
 pub use edit_blocks::{
-    EditBlock, EditBlocks, EditKind, direct_example, direct_instructions, instructions, parse_edit_blocks,
+    EditBlock, EditBlocks, EditKind, direct_example, direct_instructions, instructions,
+    parse_edit_blocks,
 };
 pub use error::{ModelError, TimeoutPhase};
-pub use message::{
-    ChatMessage, ModelRequest, ModelResponse, RetrySampling, StreamEvent, ToolCall,
-};
+pub use message::{ChatMessage, ModelRequest, ModelResponse, RetrySampling, StreamEvent, ToolCall};
 pub use prices::{
     LayerInfo, ModelPrice, PriceEntry, PriceLayer, PriceTable, Priced, Resolved, SNAPSHOT_FILE,
     ServiceTier, SnapshotInfo, TableHeader, TierRates, USER_FILE, UserPrice, import_snapshot,

@@ -297,7 +297,9 @@ pub async fn probe_profile(
             EditFormat::Whole => "edits as whole files".to_string(),
             f => format!("edits as {f} blocks"),
         };
-        findings.push(format!("tools will be offered as {tool_format} text, {edits}"));
+        findings.push(format!(
+            "tools will be offered as {tool_format} text, {edits}"
+        ));
     }
     Ok(Some(ProbeFindings {
         profile,

@@ -31,7 +31,11 @@ mod tests {
     fn the_script_is_one_shell_word() {
         assert!(!EXAMPLES_SCRIPT.contains('\''));
         let check = examples_check();
-        assert!(check.command.starts_with("python3 -c '# "), "{}", check.command);
+        assert!(
+            check.command.starts_with("python3 -c '# "),
+            "{}",
+            check.command
+        );
         assert!(check.command.ends_with("' {files}"), "{}", check.command);
         assert!(!check.required);
     }
@@ -46,7 +50,10 @@ mod tests {
         );
         write("broken.py", "X = re.compile(\"a\")\n");
         write("needs.py", "import numpy_is_not_here\n");
-        write("fine.py", "def one():\n    \"\"\"one() == 1\"\"\"\n    return 1\n");
+        write(
+            "fine.py",
+            "def one():\n    \"\"\"one() == 1\"\"\"\n    return 1\n",
+        );
         let out = std::process::Command::new("python3")
             .arg("-c")
             .arg(EXAMPLES_SCRIPT)

@@ -222,9 +222,7 @@ fn strip_comment(line: &str) -> &str {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -240,7 +238,10 @@ fn attribute_uses(text: &str, bound: &str) -> Vec<String> {
         // Not inside a string or a comment on its line.
         let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
         let head = &text[line_start..at];
-        if head.contains('#') || head.matches('"').count() % 2 == 1 || head.matches('\'').count() % 2 == 1 {
+        if head.contains('#')
+            || head.matches('"').count() % 2 == 1
+            || head.matches('\'').count() % 2 == 1
+        {
             continue;
         }
         let name: String = text[at + pattern.len()..]
@@ -319,7 +320,9 @@ fn defined_names(text: &str) -> Option<HashSet<String>> {
             // `a = …`, `a: int = …`, `a, b = …`, `a += …` (defined before anyway).
             for target in lhs.split(',') {
                 let target = target.split(':').next().unwrap_or_default();
-                let target = target.trim().trim_end_matches(['+', '-', '*', '/', '|', '&']);
+                let target = target
+                    .trim()
+                    .trim_end_matches(['+', '-', '*', '/', '|', '&']);
                 let target = target.trim().trim_matches(['(', ')', '[', ']']);
                 if is_identifier(target) {
                     out.insert(target.to_string());
@@ -373,9 +376,18 @@ mod tests {
     #[test]
     fn a_renamed_function_whose_callers_were_not_updated_is_reported() {
         let dir = repo(&[
-            ("pricing.py", "TAX = 0.2\n\n\ndef order_total(lines):\n    return 1\n"),
-            ("invoice.py", "from pricing import calc_total, TAX\n\nX = calc_total([])\n"),
-            ("report.py", "import pricing\n\n\ndef daily():\n    return pricing.calc_total([]) + pricing.TAX\n"),
+            (
+                "pricing.py",
+                "TAX = 0.2\n\n\ndef order_total(lines):\n    return 1\n",
+            ),
+            (
+                "invoice.py",
+                "from pricing import calc_total, TAX\n\nX = calc_total([])\n",
+            ),
+            (
+                "report.py",
+                "import pricing\n\n\ndef daily():\n    return pricing.calc_total([]) + pricing.TAX\n",
+            ),
             ("ok.py", "import pricing as p\n\nY = p.order_total([])\n"),
         ]);
         let found = broken_references(dir.path(), &["pricing.py".to_string()]);
@@ -406,7 +418,10 @@ mod tests {
             ("star.py", "from m import *\n"),
             ("use_star.py", "from star import anything\n"),
         ]);
-        let found = broken_references(dir.path(), &["use.py".to_string(), "use_star.py".to_string()]);
+        let found = broken_references(
+            dir.path(),
+            &["use.py".to_string(), "use_star.py".to_string()],
+        );
         assert_eq!(
             found,
             [
@@ -420,8 +435,14 @@ mod tests {
     fn a_moved_function_imported_from_its_new_module_is_found_there() {
         let dir = repo(&[
             ("utils.py", "def normalize(t):\n    return t\n"),
-            ("validators.py", "import re\n\n\ndef is_valid_email(a):\n    return True\n"),
-            ("signup.py", "from validators import is_valid_email, normalize\n"),
+            (
+                "validators.py",
+                "import re\n\n\ndef is_valid_email(a):\n    return True\n",
+            ),
+            (
+                "signup.py",
+                "from validators import is_valid_email, normalize\n",
+            ),
             ("src/app/core.py", "from app.helpers import gone\n"),
             ("src/app/helpers.py", "def here():\n    pass\n"),
         ]);

@@ -92,7 +92,12 @@ fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() 
         &["--check", "grep -q 'return a + b' calc.py"],
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    assert_eq!(run.finished().0, TaskStatus::Completed, "{:?}", run.finished());
+    assert_eq!(
+        run.finished().0,
+        TaskStatus::Completed,
+        "{:?}",
+        run.finished()
+    );
     assert_eq!(
         std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
         fixed
@@ -110,8 +115,16 @@ fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() 
     assert!(reqs[0].body.get("tools").is_none(), "{:#}", reqs[0].body);
     let first = messages(&reqs[0]);
     assert_eq!(first[0]["role"], "system");
-    assert!(content(&first[0]).contains("complete new content"), "{}", content(&first[0]));
-    assert!(!content(&first[0]).contains("<tools>"), "{}", content(&first[0]));
+    assert!(
+        content(&first[0]).contains("complete new content"),
+        "{}",
+        content(&first[0])
+    );
+    assert!(
+        !content(&first[0]).contains("<tools>"),
+        "{}",
+        content(&first[0])
+    );
     assert_eq!(first[1]["role"], "user");
     assert!(content(&first[1]).contains("Task: make greet() more casual."));
     assert_eq!(first[2]["role"], "assistant");
@@ -120,7 +133,10 @@ fn the_direct_turn_shows_the_file_takes_it_back_whole_and_checks_each_attempt() 
         asked.starts_with("The files of the task, as they are now:\n\ncalc.py\n```python\ndef add(a, b):\n    return a - b\n"),
         "{asked}"
     );
-    assert!(asked.contains("README.md"), "the other files are listed: {asked}");
+    assert!(
+        asked.contains("README.md"),
+        "the other files are listed: {asked}"
+    );
     assert!(
         asked.ends_with("Task: add() in calc.py subtracts; make it add."),
         "{asked}"
@@ -188,11 +204,17 @@ fn code_left_out_is_refused_and_a_file_written_back_unchanged_is_nudged() {
     let reasons: Vec<NudgeReason> = sent.iter().map(|n| n.reason).collect();
     assert_eq!(reasons, [NudgeReason::SchemaError, NudgeReason::NoOpEdit]);
     assert!(
-        sent[0].message.contains("leaves code out (`# ... rest of the file unchanged`)"),
+        sent[0]
+            .message
+            .contains("leaves code out (`# ... rest of the file unchanged`)"),
         "{}",
         sent[0].message
     );
-    assert!(sent[1].message.contains("nothing changed"), "{}", sent[1].message);
+    assert!(
+        sent[1].message.contains("nothing changed"),
+        "{}",
+        sent[1].message
+    );
     // The elided file was never written: the first call is the unchanged one.
     assert_eq!(begun(&run).len(), 2, "{:?}", begun(&run));
     assert_eq!(
@@ -287,7 +309,9 @@ fn a_rename_that_leaves_a_caller_behind_is_told_before_the_checks() {
         .collect();
     assert_eq!(warned.len(), 1, "{warned:?}");
     assert!(
-        warned[0].contains("`use_calc.py` imports `add` from `calc`, but `calc.py` does not define `add`"),
+        warned[0].contains(
+            "`use_calc.py` imports `add` from `calc`, but `calc.py` does not define `add`"
+        ),
         "{}",
         warned[0]
     );
@@ -314,8 +338,15 @@ fn the_example_s_file_copied_back_is_never_written() {
     assert!(!run.worktree().join("greet.py").exists());
     let sent = nudges(&run);
     assert_eq!(sent.len(), 1);
-    assert!(sent[0].message.contains("the format's example"), "{}", sent[0].message);
-    assert_eq!(begun(&run), [("recovered_2".to_string(), "write_file".to_string())]);
+    assert!(
+        sent[0].message.contains("the format's example"),
+        "{}",
+        sent[0].message
+    );
+    assert_eq!(
+        begun(&run),
+        [("recovered_2".to_string(), "write_file".to_string())]
+    );
 }
 
 #[test]
@@ -329,7 +360,11 @@ fn the_docstring_s_examples_are_run_and_a_failing_one_is_told() {
     ])
     .unwrap();
     let env = small_env(&server, stub);
-    let run = run_small(&env, "Implement add() in calc.py as documented.", &["--no-checks"]);
+    let run = run_small(
+        &env,
+        "Implement add() in calc.py as documented.",
+        &["--no-checks"],
+    );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_eq!(run.finished().0, TaskStatus::Completed);
     let examples: Vec<(bool, bool)> = run
@@ -345,7 +380,9 @@ fn the_docstring_s_examples_are_run_and_a_failing_one_is_told() {
     assert_eq!(examples, [(true, false), (false, false)]);
     let told = content(messages(&server.model_requests()[1]).last().unwrap());
     assert!(
-        told.contains("calc.py:4: the docstring example `add(2, 3) == 5` is not true: add(2, 3) returns -1"),
+        told.contains(
+            "calc.py:4: the docstring example `add(2, 3) == 5` is not true: add(2, 3) returns -1"
+        ),
         "{told}"
     );
     assert!(nudges(&run).is_empty());

@@ -184,7 +184,12 @@ fn models_probe_prints_what_it_found_and_models_lists_it() {
         "{out}"
     );
     assert!(out.contains("context window 4096 tokens"), "{out}");
-    assert!(out.contains("profile: tools as hermes text, edits as whole files, 4096-token context (probe)"), "{out}");
+    assert!(
+        out.contains(
+            "profile: tools as hermes text, edits as whole files, 4096-token context (probe)"
+        ),
+        "{out}"
+    );
     let cache: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(env.home.join("model-profiles.json")).unwrap(),
     )

@@ -22,7 +22,6 @@ use bosun_protocol::{
     AssistantMessage, CheckScope, CheckStatus, EventMsg, NudgeReason, TaskStatus, UserMessage,
     Warning,
 };
-use bosun_tools::Touched;
 
 /// The task's files, at most (about 1,400 tokens): the first request stays under 2,000.
 pub(super) const DIRECT_FILES_CAP_BYTES: usize = 5 * 1024;
@@ -206,8 +205,13 @@ impl TaskRun {
                 call.id = format!("recovered_{recovered_seq}");
             }
             let question = crate::nudge::prompt_is_question(&asked);
-            let blocks =
-                edit_blocks::block_calls(&text, format, &self.worktree_path, &mut recovered_seq, !question);
+            let blocks = edit_blocks::block_calls(
+                &text,
+                format,
+                &self.worktree_path,
+                &mut recovered_seq,
+                !question,
+            );
             // A small model may copy the worked example's file as it was shown: never written.
             let example = example_file(format);
             let mut problems = Vec::new();
@@ -411,22 +415,10 @@ impl TaskRun {
                 problems.push(content);
                 ok = false;
             }
-            if command {
-                self.checkpointer.verify(&self.emitter).await?;
-                if !self.sandboxing.refuses_set_id() {
-                    self.checkpointer.strip_set_id(&self.emitter).await?;
-                }
-            }
-            let edited = match (&done.touched, done.tool.as_str()) {
-                (Touched::Paths(p), "write_file" | "edit_file" | "apply_patch") => p.clone(),
-                _ => Vec::new(),
-            };
-            self.checkpointer
-                .after_tool(done.touched, &done.tool, &call.id, &self.emitter)
-                .await?;
             // An edit check's failure comes back with the edit's result.
             let mut result = vec![done.message];
-            self.edit_checks(&mut result, &edited).await?;
+            self.after_call(&call.id, command, done.touched, &done.tool, &mut result)
+                .await?;
             if let Some(ChatMessage::Tool { content, .. }) = result.first()
                 && let Some(note) = content.split_once("\n[bosun: the edit check")
             {
@@ -492,14 +484,12 @@ fn nudge_message(reason: NudgeReason, echoed: &[String], format: EditFormat) -> 
         }
         _ => "Do not describe the change: make it now, in this reply.".to_string(),
     };
-    format!(
-        "{first}\n\n{}",
-        bosun_model::direct_instructions(format)
-    )
+    format!("{first}\n\n{}", bosun_model::direct_instructions(format))
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -807,8 +807,12 @@ mod tests {
         // The whole file, or a file with new top-level code, is a file.
         assert!(partial_file_edits(dir.path(), "m.py", source, &[]).is_none());
         // A partial file with something else new is refused, never written over the file.
-        let refused =
-            partial_file_edits(dir.path(), "m.py", "import sys\n\ndef b():\n    return 3\n", &[]);
+        let refused = partial_file_edits(
+            dir.path(),
+            "m.py",
+            "import sys\n\ndef b():\n    return 3\n",
+            &[],
+        );
         assert!(refused.unwrap().unwrap_err().contains("leaves out `a`"));
         assert!(partial_file_edits(dir.path(), "new.py", partial, &[]).is_none());
     }
@@ -850,7 +854,14 @@ mod tests {
             "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
         )
         .unwrap();
-        for elided in ["# ...", "    # ... rest of the code", "...", "# rest of the file unchanged", "    # your code here", "// ..."] {
+        for elided in [
+            "# ...",
+            "    # ... rest of the code",
+            "...",
+            "# rest of the file unchanged",
+            "    # your code here",
+            "// ...",
+        ] {
             let reply = format!("m.py\n```python\ndef a():\n    return 3\n\n\n{elided}\n```\n");
             let mut seq = 0;
             let found = block_calls(&reply, EditFormat::Whole, dir.path(), &mut seq, true);

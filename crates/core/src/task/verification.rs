@@ -151,9 +151,7 @@ impl TaskRun {
         // Failures the base has too do not block; they still go back to the model once per
         // tree, within the rounds (the task may be to fix them), and the task completes when
         // it answers without changing the tree again.
-        let before_task_only = results
-            .iter()
-            .any(|c| c.required && c.status.is_failure());
+        let before_task_only = results.iter().any(|c| c.required && c.status.is_failure());
         let tree = self.verification.last_tree.clone().unwrap_or_default();
         if !blocking(results)
             && before_task_only
@@ -171,17 +169,12 @@ impl TaskRun {
                 self.verification.plan.max_rounds,
             );
             let body = found.split_once('\n').map(|(_, b)| b).unwrap_or_default();
-            let mut text = format!(
+            let text = format!(
                 "Bosun ran the project's checks on your changes: they still fail, the same way \
                  as before this task (so they do not block). If the task is to make them pass, \
                  fix what fails below; if not, answer again to finish.\n{body}"
             );
-            self.note_redacted(self.redaction.text(&mut text))?;
-            self.emitter.emit(EventMsg::UserMessage(UserMessage {
-                text: text.clone(),
-                origin: Some("checks".into()),
-            }))?;
-            messages.push(ChatMessage::User { content: text });
+            self.send_check_feedback(messages, text)?;
             return Ok(None);
         }
         if !blocking(results) {
@@ -211,19 +204,30 @@ impl TaskRun {
             }));
         }
         let tails = &self.verification.last_tails;
-        let mut text = round_failed(
+        let text = round_failed(
             results,
             &|id| tails.get(id).cloned(),
             self.verification.failed_rounds,
             max,
         );
+        self.send_check_feedback(messages, text)?;
+        Ok(None)
+    }
+
+    /// What the checks found, to the model: redacted, journaled as a `user_message` of origin
+    /// `checks`, and the next message of the conversation.
+    fn send_check_feedback(
+        &mut self,
+        messages: &mut Vec<ChatMessage>,
+        mut text: String,
+    ) -> Result<(), CoreError> {
         self.note_redacted(self.redaction.text(&mut text))?;
         self.emitter.emit(EventMsg::UserMessage(UserMessage {
             text: text.clone(),
             origin: Some("checks".into()),
         }))?;
         messages.push(ChatMessage::User { content: text });
-        Ok(None)
+        Ok(())
     }
 
     /// After an edit tool changed `files`: the `when = "edit"` checks, on the new checkpoint;
