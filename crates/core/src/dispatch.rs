@@ -180,6 +180,63 @@ fn changed_lines(tool: &str, args: &serde_json::Value) -> usize {
 
 /// Parses the arguments as the model sent them. Empty arguments mean `{}`; text that is not JSON
 /// is kept as a string so the journal shows what the model actually wrote.
+/// The values behind the redaction placeholders of a `write_file` or `edit_file`, put back
+/// from the file as it is (see [`Redaction::restore`]); an error when one cannot be.
+fn restore_secrets(
+    tool: &str,
+    mut args: serde_json::Value,
+    worktree: &std::path::Path,
+    redaction: Option<&crate::redaction::Redaction>,
+) -> Result<serde_json::Value, String> {
+    let (Some(redaction), "write_file" | "edit_file") = (redaction, tool) else {
+        return Ok(args);
+    };
+    let fields: &[&str] = if tool == "write_file" {
+        &["content"]
+    } else {
+        &["old_string", "new_string"]
+    };
+    let holds = |k: &str| args[k].as_str().is_some_and(|t| t.contains("[REDACTED:"));
+    if !fields.iter().any(|k| holds(k)) {
+        return Ok(args);
+    }
+    let path = args["path"].as_str().unwrap_or_default().to_string();
+    // Read only a regular file inside the worktree (the tool itself confines the write).
+    let inside = !path.is_empty()
+        && std::path::Path::new(&path).components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+    let current = inside
+        .then(|| worktree.join(&path))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() <= 4 << 20))
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
+    let old = args["old_string"].as_str().map(str::to_string);
+    let mut texts: Vec<String> = fields
+        .iter()
+        .map(|k| args[*k].as_str().unwrap_or_default().to_string())
+        .collect();
+    let mut refs: Vec<&mut String> = texts.iter_mut().collect();
+    redaction
+        .restore(&current, old.as_deref(), &mut refs)
+        .map_err(|kind| {
+            format!(
+                "`{path}`: the text holds `[REDACTED:{kind}]`, a placeholder Bosun shows instead \
+                 of a secret, and the file has no value of that kind there to put back; nothing \
+                 was written. Keep the line as the file has it, or leave the secret out"
+            )
+        })?;
+    for (k, t) in fields.iter().zip(texts) {
+        if args.get(*k).is_some() {
+            args[*k] = serde_json::Value::String(t);
+        }
+    }
+    Ok(args)
+}
+
 fn parse_args(raw: &str) -> Result<serde_json::Value, (serde_json::Value, String)> {
     if raw.trim().is_empty() {
         return Ok(serde_json::json!({}));
@@ -232,6 +289,11 @@ pub async fn dispatch(
         }
     };
     let events = CallEvents::begin(emitter, call, &args, recovered)?;
+    // A file the model saw redacted, written back: its secrets put back, never placeholders.
+    let args = match restore_secrets(&call.name, args, &env.worktree, emitter.redaction()) {
+        Ok(args) => args,
+        Err(why) => return Ok(nothing(events.fail(why)?)),
+    };
     let Some(handler) = env.registry.get(&call.name) else {
         let known: Vec<String> = env.registry.specs().into_iter().map(|s| s.name).collect();
         return Ok(nothing(events.fail(format!(

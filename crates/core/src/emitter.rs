@@ -54,6 +54,11 @@ impl Emitter {
         self
     }
 
+    /// The task's redaction, if it redacts.
+    pub fn redaction(&self) -> Option<&Redaction> {
+        self.redaction.as_deref()
+    }
+
     /// Journals then delivers one event, redacted first.
     pub fn emit(&self, msg: EventMsg) -> Result<Event, CoreError> {
         self.emit_counting(msg, Replaced::default())

@@ -76,6 +76,60 @@ impl Redaction {
         }
     }
 
+    /// Puts back the values behind the placeholders an edit of a file carries: the model saw
+    /// the file redacted (`[REDACTED:openai_key]` where the key is) and writes it back so.
+    /// `current` is the file as it is; `old` (an `edit_file`'s old text, as the model copied
+    /// it) places the edit in it. Each placeholder of a kind takes the file's next value of
+    /// that kind, from where `old` starts (the file's start for a whole file). `Err(kind)`
+    /// when a placeholder has no value of its kind to take: the edit is refused, never
+    /// written with a placeholder over a secret.
+    pub fn restore(
+        &self,
+        current: &str,
+        old: Option<&str>,
+        texts: &mut [&mut String],
+    ) -> Result<usize, String> {
+        const PREFIX: &str = "[REDACTED:";
+        if !texts.iter().any(|t| t.contains(PREFIX)) {
+            return Ok(0);
+        }
+        let secrets = self.redactor.secrets(current);
+        // Where the edit starts, in secrets of each kind before it.
+        let redacted = self.redactor.redact(current).text;
+        let start = old
+            .and_then(|o| redacted.find(o))
+            .map(|at| redacted[..at].to_string())
+            .unwrap_or_default();
+        let mut restored = 0;
+        for text in texts.iter_mut() {
+            let mut taken: std::collections::HashMap<String, usize> = Default::default();
+            let mut out = String::with_capacity(text.len());
+            let mut rest = text.as_str();
+            while let Some(at) = rest.find(PREFIX) {
+                let Some(len) = rest[at..].find(']') else {
+                    break;
+                };
+                let kind = &rest[at + PREFIX.len()..at + len];
+                let before = start.matches(&format!("{PREFIX}{kind}]")).count();
+                let n = taken.entry(kind.to_string()).or_insert(0);
+                let value = secrets
+                    .iter()
+                    .filter(|(k, _)| k == kind)
+                    .nth(before + *n)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| kind.to_string())?;
+                *n += 1;
+                out.push_str(&rest[..at]);
+                out.push_str(value);
+                rest = &rest[at + len + 1..];
+                restored += 1;
+            }
+            out.push_str(rest);
+            **text = out;
+        }
+        Ok(restored)
+    }
+
     /// Redacts every string inside a JSON value in place.
     pub fn json(&self, value: &mut Value) -> Replaced {
         let mut replaced = Replaced::default();
@@ -153,6 +207,44 @@ impl TextStream {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn placeholders_written_back_get_the_file_s_own_values() {
+        let r = Redaction {
+            redactor: Redactor::new(&[]),
+        };
+        let key1 = "AKIAIOSFODNN7EXAMPLE";
+        let key2 = "AKIAI44QH8DHBEXAMPLE";
+        let current = format!("A = \"{key1}\"\nB = \"{key2}\"\n\ndef f():\n    return 1\n");
+        let mut shown = current.clone();
+        r.text(&mut shown);
+        assert!(
+            !shown.contains(key1) && shown.contains("[REDACTED:aws_access_key]"),
+            "{shown}"
+        );
+        // A whole file: each placeholder in order.
+        let mut whole = shown.replace("return 1", "return 2");
+        let n = r.restore(&current, None, &mut [&mut whole]).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(whole, current.replace("return 1", "return 2"));
+        // An edit of the second line only: the second value.
+        let mut old = "B = \"[REDACTED:aws_access_key]\"\n".to_string();
+        let mut new = "B = \"[REDACTED:aws_access_key]\"  # backup\n".to_string();
+        let probe = old.clone();
+        r.restore(&current, Some(&probe), &mut [&mut old, &mut new])
+            .unwrap();
+        assert_eq!(old, format!("B = \"{key2}\"\n"));
+        assert_eq!(new, format!("B = \"{key2}\"  # backup\n"));
+        // More placeholders than values: refused.
+        let mut extra = format!("{shown}C = \"[REDACTED:aws_access_key]\"\n");
+        assert_eq!(
+            r.restore(&current, None, &mut [&mut extra]),
+            Err("aws_access_key".to_string())
+        );
+        // No placeholder: nothing to do.
+        let mut plain = "x = 1\n".to_string();
+        assert_eq!(r.restore(&current, None, &mut [&mut plain]), Ok(0));
+    }
 
     #[test]
     fn strings_inside_json_are_redacted_and_counted() {

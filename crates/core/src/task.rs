@@ -1044,6 +1044,12 @@ impl TaskRun {
             }
             // Degenerate calls of this reply, answered once all its calls ran.
             let mut repeated: Vec<String> = Vec::new();
+            // A reply of edits only that leaves every file as it was (a file written back as
+            // it is) is an edit that changes nothing.
+            let tree_before = self.checkpointer.latest_commit();
+            let only_writes = calls
+                .iter()
+                .all(|c| matches!(c.name.as_str(), "write_file" | "edit_file" | "apply_patch"));
             for (i, call) in calls.iter().enumerate() {
                 if self.cancel.is_cancelled() {
                     skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
@@ -1142,6 +1148,27 @@ impl TaskRun {
                 let mut content = repeated.join("\n\n");
                 self.remind_files(&mut content, &asked)?;
                 if let Some(outcome) = self.nudge(NudgeReason::RepeatedCall, &content)? {
+                    return Ok(outcome);
+                }
+                messages.push(ChatMessage::User { content });
+            } else if only_writes
+                && unapplied.is_empty()
+                && self.checkpointer.latest_commit() == tree_before
+                && messages.last().is_some_and(|m| {
+                    matches!(
+                        m,
+                        ChatMessage::Tool {
+                            is_error: false,
+                            ..
+                        }
+                    )
+                })
+            {
+                let mut content = "Your edits left every file as it was: nothing changed. \
+                                   Write the change itself."
+                    .to_string();
+                self.remind_files(&mut content, &asked)?;
+                if let Some(outcome) = self.nudge(NudgeReason::NoOpEdit, &content)? {
                     return Ok(outcome);
                 }
                 messages.push(ChatMessage::User { content });

@@ -72,6 +72,15 @@ impl Redactor {
         }
     }
 
+    /// The secrets of `text` in order, each with the kind its placeholder names: what
+    /// [`Redactor::redact`] replaces.
+    pub fn secrets<'a>(&self, text: &'a str) -> Vec<(String, &'a str)> {
+        self.spans(text)
+            .iter()
+            .map(|s| (s.kind.to_string(), &text[s.start..s.end]))
+            .collect()
+    }
+
     /// Replaces every secret in `text` with `[REDACTED:<kind>]`.
     pub fn redact<'a>(&self, text: &'a str) -> Redacted<'a> {
         let spans = self.spans(text);

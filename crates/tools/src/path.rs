@@ -100,14 +100,15 @@ pub(crate) fn confine(worktree: &Path, rel: &str) -> Result<Resolved, ToolError>
     })
 }
 
-/// Like [`confine`], and also refuses paths inside `.git`: the repository's own files are
-/// Bosun's to manage, never a tool's to write.
+/// Like [`confine`], and also refuses paths with a `.git` in them (`.git/config`, and a
+/// nested repository's `sub/.git` too, which git would follow to another directory): the
+/// repository's own files are Bosun's to manage, never a tool's to write, and a checkpoint
+/// could not hold them.
 pub(crate) fn confine_for_write(worktree: &Path, rel: &str) -> Result<Resolved, ToolError> {
     let resolved = confine(worktree, rel)?;
     let in_git = |p: &Path| {
         p.components()
-            .next()
-            .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
     };
     let real_rel = resolved
         .abs
@@ -147,6 +148,28 @@ mod tests {
         assert_eq!(normalize_rel("a//b/./c").unwrap(), "a/b/c");
         assert_eq!(normalize_rel(".").unwrap(), "");
         assert_eq!(normalize_rel("").unwrap(), "");
+    }
+
+    #[test]
+    fn a_write_never_goes_into_a_git_directory_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in [
+            ".git/config",
+            ".GIT/hooks/pre-commit",
+            "sub/.git",
+            "a/b/.Git/HEAD",
+        ] {
+            let Err(ToolError::Model(m)) = confine_for_write(dir.path(), bad) else {
+                panic!("{bad} was accepted");
+            };
+            assert!(m.contains("is inside `.git`"), "{m}");
+        }
+        for ok in ["src/git.rs", ".gitignore", "sub/.gitattributes", "x.git/y"] {
+            assert!(
+                confine_for_write(dir.path(), ok).is_ok(),
+                "{ok} was refused"
+            );
+        }
     }
 
     #[test]

@@ -387,3 +387,56 @@ fn the_docstring_s_examples_are_run_and_a_failing_one_is_told() {
     );
     assert!(nudges(&run).is_empty());
 }
+
+#[test]
+fn a_question_answered_with_a_file_listing_changes_nothing() {
+    let server = MockModelServer::start_blocking(vec![text(&listing(
+        &CALC.replacen("return a - b", "return a + b", 1),
+        "add() returns a - b; the listing above would make it add.",
+    ))])
+    .unwrap();
+    let env = small_env(&server, CALC);
+    let run = run_small(&env, "What does add() in calc.py do?", &["--no-checks"]);
+    assert_eq!(run.code(), Some(6), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Answered);
+    assert!(begun(&run).is_empty(), "{:?}", begun(&run));
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("calc.py")).unwrap(),
+        CALC
+    );
+}
+
+#[test]
+fn a_file_the_model_saw_redacted_is_written_back_with_its_own_secrets() {
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let with_key = format!("KEY = \"{key}\"\n\n\n{CALC}");
+    let server_replies = |shown: &str| {
+        vec![text(&listing(
+            &shown.replacen("return a - b", "return a + b", 1),
+            "Made add() add.",
+        ))]
+    };
+    // What the model is shown: the key as a placeholder.
+    let shown = with_key.replace(key, "[REDACTED:aws_access_key]");
+    let server = MockModelServer::start_blocking(server_replies(&shown)).unwrap();
+    let env = small_env(&server, &with_key);
+    let run = run_small(&env, "Fix add() in calc.py: it must add.", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let sent = content(&messages(&server.model_requests()[0])[3]);
+    assert!(
+        sent.contains("KEY = \"[REDACTED:aws_access_key]\"") && !sent.contains(key),
+        "{sent}"
+    );
+    // The key is the user's again, and the diff is the fix alone.
+    let now = std::fs::read_to_string(run.worktree().join("calc.py")).unwrap();
+    assert_eq!(now, with_key.replacen("return a - b", "return a + b", 1));
+    let (ok, diff, err) = env.text(&["diff", &run.task_id()]);
+    assert!(ok, "{err}");
+    assert!(
+        !diff
+            .lines()
+            .any(|l| l.starts_with("-KEY") || l.starts_with("+KEY")),
+        "{diff}"
+    );
+    assert!(diff.contains("+    return a + b"), "{diff}");
+}

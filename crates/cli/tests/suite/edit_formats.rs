@@ -540,3 +540,33 @@ fn the_stub_written_back_unchanged_is_nudged_not_answered() {
             .contains("NotImplementedError")
     );
 }
+
+#[test]
+fn a_file_written_back_as_it_is_is_nudged_not_looped_on() {
+    let env = Env::new();
+    let readme = std::fs::read_to_string(env.repo.join("README.md")).unwrap();
+    let same = format!("README.md\n```markdown\n{readme}```\n");
+    let server = MockModelServer::start_blocking(vec![
+        text(&same),
+        text("README.md\n```markdown\n# demo app\n```\n"),
+        text("Renamed the project."),
+    ])
+    .unwrap();
+    small_provider(&env, &server, Some("whole"));
+    let run = run_small(&env, "Rename the project to demo app in the README");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    let nudged: Vec<NudgeReason> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Nudge(n) => Some(n.reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nudged, [NudgeReason::NoOpEdit]);
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("README.md")).unwrap(),
+        "# demo app\n"
+    );
+}

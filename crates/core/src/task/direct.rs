@@ -303,14 +303,22 @@ impl TaskRun {
                     && !files.is_empty()
                 {
                     let check = bosun_verify::examples_check();
+                    let check_timeout = check.timeout_secs;
                     let found = self
                         .run_checks(&[check], &tree, 0, CheckScope::Edit, &files)
                         .await?;
+                    // Failing, or running past its time (an example that never ends).
                     if let Some(c) = found.results.first()
-                        && c.status == CheckStatus::Failed
+                        && matches!(c.status, CheckStatus::Failed | CheckStatus::TimedOut)
                     {
                         example_rounds += 1;
-                        let lines: Vec<String> = if c.failures.is_empty() {
+                        let lines: Vec<String> = if c.status == CheckStatus::TimedOut {
+                            vec![format!(
+                                "- it ran past its {} s and was stopped: an import or an example \
+                                 that never ends ({})",
+                                check_timeout, c.summary
+                            )]
+                        } else if c.failures.is_empty() {
                             found
                                 .tails
                                 .get(&c.check_id)

@@ -57,7 +57,8 @@ pub(super) fn block_calls(
     seq: &mut u64,
     change_asked: bool,
 ) -> BlockCalls {
-    if format == EditFormat::Tools {
+    // Code in an answer to a question is an example, never an edit, file listing or not.
+    if format == EditFormat::Tools || !change_asked {
         return BlockCalls {
             text: text.to_string(),
             ..Default::default()
@@ -65,8 +66,7 @@ pub(super) fn block_calls(
     }
     let mut found = parse_edit_blocks(text, format);
     let mut echoed = Vec::new();
-    // (Never for a question: code in an answer is an example, not an edit.)
-    if change_asked && found.edits.is_empty() && found.problems.is_empty() {
+    if found.edits.is_empty() && found.problems.is_empty() {
         // No block, but perhaps the corrected function written out as plain code.
         let (edits, same) = definition_edits_and_echoes(&found.remaining_text, worktree);
         found.edits = edits;
