@@ -19,6 +19,8 @@ pub struct TaskFile {
 
 /// Source files bigger than this are never searched for identifiers.
 const SEARCH_LIMIT_BYTES: u64 = 256 * 1024;
+/// At most this much source is searched for identifiers, in all.
+const SEARCH_TOTAL_BYTES: u64 = 8 << 20;
 /// At most this many files are shown.
 const MAX_FILES: usize = 6;
 
@@ -70,12 +72,19 @@ pub fn task_files(
     // The files that define or use what the prompt names, definitions first.
     let idents = identifiers(prompt);
     if !idents.is_empty() {
+        // At most SEARCH_TOTAL_BYTES read in all (a big repository is the map's job).
+        let mut budget = SEARCH_TOTAL_BYTES;
         let sources: Vec<(&String, String)> = files
             .iter()
             .filter(|f| is_source(f))
             .filter(|f| {
-                std::fs::symlink_metadata(worktree.join(f))
-                    .is_ok_and(|m| m.is_file() && m.len() <= SEARCH_LIMIT_BYTES)
+                std::fs::symlink_metadata(worktree.join(f)).is_ok_and(|m| {
+                    let fits = m.is_file() && m.len() <= SEARCH_LIMIT_BYTES && m.len() <= budget;
+                    if fits {
+                        budget -= m.len();
+                    }
+                    fits
+                })
             })
             .filter_map(|f| Some((f, read(f)?)))
             .collect();

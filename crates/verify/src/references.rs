@@ -12,6 +12,8 @@ use std::path::Path;
 const MAX_FILE_BYTES: u64 = 512 * 1024;
 /// At most this many files are read.
 const MAX_FILES: usize = 2000;
+/// At most this much Python in all.
+const MAX_TOTAL_BYTES: u64 = 8 << 20;
 /// Directories never walked.
 const SKIPPED: &[&str] = &[
     ".git",
@@ -33,6 +35,16 @@ pub fn broken_references(worktree: &Path, changed: &[String]) -> Vec<String> {
     let mut files = Vec::new();
     walk(worktree, "", 0, &mut files);
     files.sort();
+    // A repository with more Python than MAX_TOTAL_BYTES is not checked (the check is a
+    // small model's help on small repositories, not a type checker).
+    let total: u64 = files
+        .iter()
+        .filter_map(|rel| std::fs::symlink_metadata(worktree.join(rel)).ok())
+        .map(|m| m.len())
+        .sum();
+    if total > MAX_TOTAL_BYTES {
+        return Vec::new();
+    }
     let sources: HashMap<String, String> = files
         .into_iter()
         .filter_map(|rel| {
