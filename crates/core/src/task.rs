@@ -664,6 +664,25 @@ impl TaskRun {
         Ok(None)
     }
 
+    /// What the user sent while the task ran, each redacted and journaled as a
+    /// `user_message`, in order.
+    fn take_queued(&mut self) -> Result<Vec<String>, CoreError> {
+        let queued: Vec<String> = match self.pending.lock() {
+            Ok(mut p) => p.drain(..).collect(),
+            Err(_) => return Err(CoreError::Internal("user message queue poisoned".into())),
+        };
+        let mut out = Vec::with_capacity(queued.len());
+        for mut text in queued {
+            self.note_redacted(self.redaction.text(&mut text))?;
+            self.emitter.emit(EventMsg::UserMessage(UserMessage {
+                text: text.clone(),
+                origin: None,
+            }))?;
+            out.push(text);
+        }
+        Ok(out)
+    }
+
     /// After a call ran and its result is the last of `messages`: a command's changes are
     /// verified (set-id bits stripped), the checkpoint is taken, and the edit checks run on
     /// what an edit tool changed (their failures added to that result).
@@ -836,16 +855,7 @@ impl TaskRun {
         let tools = edit_blocks::offered_tools(&all_tools, edit_format, small);
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
-        let mut recovered_seq: u64 = messages
-            .iter()
-            .filter_map(|m| match m {
-                ChatMessage::Assistant { tool_calls, .. } => Some(tool_calls),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
-            .max()
-            .unwrap_or(0);
+        let mut recovered_seq = last_recovered_id(&messages);
         // Calls that failed in this run (name and arguments): the same one again is answered
         // differently.
         let mut failed_calls: std::collections::HashSet<(String, String)> = Default::default();
@@ -857,16 +867,7 @@ impl TaskRun {
             summary: "stopped by the user".into(),
         };
         loop {
-            let queued: Vec<String> = match self.pending.lock() {
-                Ok(mut p) => p.drain(..).collect(),
-                Err(_) => return Err(CoreError::Internal("user message queue poisoned".into())),
-            };
-            for mut text in queued {
-                self.note_redacted(self.redaction.text(&mut text))?;
-                self.emitter.emit(EventMsg::UserMessage(UserMessage {
-                    text: text.clone(),
-                    origin: None,
-                }))?;
+            for text in self.take_queued()? {
                 asked = text.clone();
                 messages.push(ChatMessage::User { content: text });
             }
@@ -1175,6 +1176,21 @@ impl TaskRun {
             }
         }
     }
+}
+
+/// The highest `recovered_N` of a conversation so far (0 for none): recovered calls are
+/// numbered across the task, after those of earlier runs (a continued or resumed task).
+fn last_recovered_id(messages: &[ChatMessage]) -> u64 {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Assistant { tool_calls, .. } => Some(tool_calls),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0)
 }
 
 /// A call's arguments in one spelling, so the same call written with other spacing or key

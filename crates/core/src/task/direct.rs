@@ -19,8 +19,7 @@ use crate::dispatch::{DispatchEnv, dispatch};
 use crate::{CoreError, TaskOutcome};
 use bosun_model::{ChatMessage, EditFormat, ModelRequest, RetrySampling, ToolCall};
 use bosun_protocol::{
-    AssistantMessage, CheckScope, CheckStatus, EventMsg, NudgeReason, TaskStatus, UserMessage,
-    Warning,
+    AssistantMessage, CheckScope, CheckStatus, EventMsg, NudgeReason, TaskStatus, Warning,
 };
 
 /// The task's files, at most (about 1,400 tokens): the first request stays under 2,000.
@@ -114,16 +113,7 @@ impl TaskRun {
         system.push_str(bosun_model::direct_instructions(format));
         self.note_redacted(self.redaction.text(&mut system))?;
         let all_tools = self.registry.specs();
-        let mut recovered_seq: u64 = messages
-            .iter()
-            .filter_map(|m| match m {
-                ChatMessage::Assistant { tool_calls, .. } => Some(tool_calls),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|c| c.id.strip_prefix("recovered_")?.parse::<u64>().ok())
-            .max()
-            .unwrap_or(0);
+        let mut recovered_seq = super::last_recovered_id(&messages);
         // What Bosun said about the last attempt.
         let mut last: Option<String> = None;
         let mut reference_rounds = 0;
@@ -133,16 +123,7 @@ impl TaskRun {
         let mut attempt: u64 = 0;
         let mut replies: std::collections::HashSet<String> = Default::default();
         loop {
-            let queued: Vec<String> = match self.pending.lock() {
-                Ok(mut p) => p.drain(..).collect(),
-                Err(_) => return Err(CoreError::Internal("user message queue poisoned".into())),
-            };
-            for mut text in queued {
-                self.note_redacted(self.redaction.text(&mut text))?;
-                self.emitter.emit(EventMsg::UserMessage(UserMessage {
-                    text: text.clone(),
-                    origin: None,
-                }))?;
+            for text in self.take_queued()? {
                 // The user speaking again: their words are the task now.
                 asked = text;
                 last = None;
