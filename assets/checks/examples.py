@@ -1,7 +1,8 @@
 # Bosun docstring-examples check: each changed Python file is imported, then the examples its
 # functions docstrings give are run: doctest ">>>" examples, and lines of the form
 # "name(args) == value" in the docstring of the function "name". One line per failure,
-# "path:line: message". A module that needs a package this machine lacks is skipped.
+# "path:line: error: message" (the form compilers print, which the digest reads). A module
+# that needs a package this machine lacks is skipped.
 # (Run as python3 -c with the files as arguments: this text holds no single quote.)
 import ast, doctest, importlib, os, sys, traceback
 
@@ -11,7 +12,7 @@ said = []
 
 def say(path, line, text):
     # Printed at the end: doctest replaces sys.stdout while an example runs.
-    said.append(f"{path}:{line}: {text}")
+    said.append(f"{path}:{line}: error: {text}")
 
 
 class Runner(doctest.DocTestRunner):

@@ -2,8 +2,9 @@
 //! import — a `NameError` at its top level, a missing import of one of the repository's own
 //! modules — is a failure), then the examples its functions' docstrings give are run:
 //! doctest's `>>>` examples, and lines `name(args) == value` in the docstring of `name`. One
-//! line per failure, `path:line: message`. A module that needs a package this machine lacks is
-//! skipped. The script is `assets/checks/examples.py`.
+//! line per failure, `path:line: error: message` (read by the digest as a compiler's). A
+//! module that needs a package this machine lacks is skipped. The script is
+//! `assets/checks/examples.py`.
 
 use bosun_protocol::CheckSpec;
 
@@ -67,9 +68,9 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "calc.py:4: the docstring example `add(2, 3) == 5` is not true: add(2, 3) returns -1",
-                "calc.py:5: the docstring example `>>> add(1, 1)` gives '0', not '2'",
-                "broken.py:1: importing broken fails: NameError: name 're' is not defined",
+                "calc.py:4: error: the docstring example `add(2, 3) == 5` is not true: add(2, 3) returns -1",
+                "calc.py:5: error: the docstring example `>>> add(1, 1)` gives '0', not '2'",
+                "broken.py:1: error: importing broken fails: NameError: name 're' is not defined",
             ],
             "{stdout}"
         );
