@@ -132,10 +132,41 @@ pub const CLAIM_MESSAGE: &str = "You said the change is made, but nothing in the
 /// Whether the user's prompt asks something (see rule 1 of [`classify`]).
 pub fn prompt_is_question(prompt: &str) -> bool {
     let p = prompt.trim().to_lowercase();
-    let first = p
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .find(|w| !w.is_empty())
-        .unwrap_or("");
+    // Words as code has them too: `is_leap()` is one word, not "is".
+    let split = |c: char| !c.is_alphanumeric() && c != '\'' && c != '_';
+    let first_word = |s: &str| -> String {
+        s.split(split)
+            .find(|w| !w.is_empty())
+            .unwrap_or("")
+            .to_string()
+    };
+    let first = first_word(&p);
+    let first = first.as_str();
+    // A sentence that starts with a change asks for one ("… test_dates.py fails. Fix it."),
+    // unless the whole prompt ends as a question.
+    const CHANGE: &[&str] = &[
+        "fix",
+        "implement",
+        "add",
+        "rename",
+        "move",
+        "change",
+        "update",
+        "make",
+        "write",
+        "create",
+        "remove",
+        "delete",
+        "refactor",
+        "replace",
+        "convert",
+    ];
+    if !p.ends_with('?')
+        && p.split(['.', '!', ';', '\n'])
+            .any(|sentence| CHANGE.contains(&first_word(sentence).as_str()))
+    {
+        return false;
+    }
     const REQUESTS: &[&str] = &[
         "can you",
         "could you",

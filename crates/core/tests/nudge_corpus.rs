@@ -520,7 +520,19 @@ fn a_request_to_explain_is_a_question() {
         "Can you fix a.py?",
         "Please rename f to g",
         "Could you add a test",
+        // An identifier that starts like a question word is one word.
+        "is_leap() in dates.py says 1900 was a leap year, and test_dates.py fails. Fix it.",
+        "does_exist() returns the wrong answer; fix it",
+        // A later sentence that asks for a change.
+        "What a mess: median() is wrong for even lists. Make it right.",
     ] {
         assert!(!prompt_is_question(r), "{r}");
+    }
+    for q in [
+        "Is add() in calc.py right?",
+        "is_leap() looks odd. Why does it check 100?",
+        "How does the fix in median() work?",
+    ] {
+        assert!(prompt_is_question(q), "{q}");
     }
 }
