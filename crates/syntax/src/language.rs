@@ -1,7 +1,7 @@
 //! The one table of languages: which files are which language, and each language's grammar.
 //!
 //! Everything else asks this table; no other file (in this crate or any other) names a grammar
-//! crate. A language's future queries (tags for the repository map, …) are new fields of [`Spec`].
+//! crate. A language's queries (the tags of the repository map, …) are fields of [`Spec`].
 
 /// A language Bosun can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,7 +29,26 @@ struct Spec {
     /// Whole file names (matched exactly) for files without a telling extension.
     file_names: &'static [&'static str],
     grammar: fn() -> tree_sitter::Language,
+    /// The tags queries (definitions and references) its grammar crate ships, in order; for
+    /// TypeScript the JavaScript ones come first (its grammar extends JavaScript's and its
+    /// crate's queries name only what it adds). Empty: no tags.
+    tags: &'static [&'static str],
 }
+
+/// Bosun's own reference patterns for C: its crate's tags name definitions only.
+const C_REFERENCES: &str = r#"
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(type_identifier) @name @reference.type
+"#;
+
+/// Bosun's own reference patterns for C++ (its crate's tags name definitions only).
+const CPP_REFERENCES: &str = r#"
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
+(type_identifier) @name @reference.type
+"#;
 
 /// Indexed by `Language as usize` (a test checks the order).
 const TABLE: [Spec; 12] = [
@@ -39,6 +58,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["rs"],
         file_names: &[],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
+        tags: &[tree_sitter_rust::TAGS_QUERY],
     },
     Spec {
         language: Language::Python,
@@ -46,6 +66,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["py", "pyi", "pyw"],
         file_names: &[],
         grammar: || tree_sitter_python::LANGUAGE.into(),
+        tags: &[tree_sitter_python::TAGS_QUERY],
     },
     Spec {
         language: Language::TypeScript,
@@ -53,6 +74,10 @@ const TABLE: [Spec; 12] = [
         extensions: &["ts", "mts", "cts"],
         file_names: &[],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        tags: &[
+            tree_sitter_javascript::TAGS_QUERY,
+            tree_sitter_typescript::TAGS_QUERY,
+        ],
     },
     Spec {
         language: Language::Tsx,
@@ -60,6 +85,10 @@ const TABLE: [Spec; 12] = [
         extensions: &["tsx"],
         file_names: &[],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        tags: &[
+            tree_sitter_javascript::TAGS_QUERY,
+            tree_sitter_typescript::TAGS_QUERY,
+        ],
     },
     Spec {
         language: Language::JavaScript,
@@ -68,6 +97,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["js", "mjs", "cjs", "jsx"],
         file_names: &[],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
+        tags: &[tree_sitter_javascript::TAGS_QUERY],
     },
     Spec {
         language: Language::Go,
@@ -75,6 +105,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["go"],
         file_names: &[],
         grammar: || tree_sitter_go::LANGUAGE.into(),
+        tags: &[tree_sitter_go::TAGS_QUERY],
     },
     Spec {
         language: Language::Java,
@@ -82,6 +113,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["java"],
         file_names: &[],
         grammar: || tree_sitter_java::LANGUAGE.into(),
+        tags: &[tree_sitter_java::TAGS_QUERY],
     },
     Spec {
         language: Language::C,
@@ -91,6 +123,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["c"],
         file_names: &[],
         grammar: || tree_sitter_c::LANGUAGE.into(),
+        tags: &[tree_sitter_c::TAGS_QUERY, C_REFERENCES],
     },
     Spec {
         language: Language::Cpp,
@@ -98,6 +131,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "h"],
         file_names: &[],
         grammar: || tree_sitter_cpp::LANGUAGE.into(),
+        tags: &[tree_sitter_cpp::TAGS_QUERY, CPP_REFERENCES],
     },
     Spec {
         language: Language::Ruby,
@@ -105,6 +139,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["rb", "rake", "gemspec", "ru"],
         file_names: &["Rakefile", "Gemfile", "Guardfile", "Vagrantfile"],
         grammar: || tree_sitter_ruby::LANGUAGE.into(),
+        tags: &[tree_sitter_ruby::TAGS_QUERY],
     },
     Spec {
         language: Language::Json,
@@ -114,6 +149,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["json"],
         file_names: &[],
         grammar: || tree_sitter_json::LANGUAGE.into(),
+        tags: &[],
     },
     Spec {
         language: Language::Toml,
@@ -121,6 +157,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["toml"],
         file_names: &["Cargo.lock", "Pipfile", "poetry.lock", "uv.lock"],
         grammar: || tree_sitter_toml_ng::LANGUAGE.into(),
+        tags: &[],
     },
 ];
 
@@ -164,6 +201,11 @@ impl Language {
     /// The tree-sitter grammar (for the repository map's queries and parsers).
     pub fn grammar(self) -> tree_sitter::Language {
         (self.spec().grammar)()
+    }
+
+    /// The tags queries of its grammar crate(s), in order (see [`crate::tags`]).
+    pub fn tags_queries(self) -> &'static [&'static str] {
+        self.spec().tags
     }
 
     /// The language of a path (relative or absolute, `/` or `\` separated), from its file name or
