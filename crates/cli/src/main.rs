@@ -202,6 +202,9 @@ enum Command {
     /// How Bosun talks to each configured model (native or text tool calls, edit format,
     /// context window); `probe` asks the server and the model
     Models(commands::models::ModelsArgs),
+    /// The repository map: each source file's definitions, ranked by a PageRank of what uses
+    /// what (towards `--focus` files and symbols), within a token budget
+    Map(commands::map::MapArgs),
 }
 
 /// `$BOSUN_HOME`, or the XDG data dir.
@@ -273,6 +276,7 @@ fn main() -> ExitCode {
         Command::Policy(p) => commands::policy::policy(p),
         Command::Prices(p) => commands::prices::prices(p),
         Command::Models(m) => commands::models::models(m),
+        Command::Map(args) => commands::map::map(args),
     };
     match result {
         Ok(code) => code,

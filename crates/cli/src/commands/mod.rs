@@ -7,6 +7,7 @@ pub mod eval;
 pub mod export;
 pub mod history;
 pub mod inspect;
+pub mod map;
 pub mod models;
 pub mod policy;
 pub mod prices;

@@ -14,6 +14,7 @@ mod git_escape;
 mod history;
 mod inspect;
 mod journal;
+mod map;
 mod model_limits;
 mod modes;
 mod network;

@@ -1,0 +1,100 @@
+//! `bosun map`: the repository map, ranked towards a focus, within a budget; a focus that
+//! matches nothing is exit 2 with what it could have meant.
+
+use super::support::*;
+use pretty_assertions::assert_eq;
+
+fn repo(env: &Env) {
+    let w = |rel: &str, text: &str| {
+        let p = env.repo.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    w(
+        "pricing.py",
+        "def calc_total(lines):\n    return sum(lines)\n",
+    );
+    w(
+        "invoice.py",
+        "from pricing import calc_total\n\n\ndef invoice(lines):\n    return calc_total(lines)\n",
+    );
+    w("util.py", "def helper():\n    return 1\n");
+    w("vendor/lib.py", "def vendored():\n    pass\n");
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-q", "-m", "py"]);
+}
+
+#[test]
+fn the_map_is_ranked_towards_the_focus_and_fits_its_budget() {
+    let env = Env::new();
+    repo(&env);
+    let (ok, out, err) = env.text(&["map", "--repo", path_str(&env.repo)]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("pricing.py:\n    1│ def calc_total(lines):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("src/lib.rs:") && !out.contains("vendored"),
+        "{out}"
+    );
+    // A symbol and a file as the focus.
+    let j = env.json(&[
+        "map",
+        "--repo",
+        path_str(&env.repo),
+        "--focus",
+        "helper",
+        "--json",
+    ]);
+    assert_eq!(j["files"][0]["path"], "util.py", "{j:#}");
+    assert_eq!(
+        j["files"][0]["definitions"][0]["signature"],
+        "def helper():"
+    );
+    let j = env.json(&[
+        "map",
+        "--repo",
+        path_str(&env.repo),
+        "--focus",
+        "./invoice.py",
+        "--json",
+    ]);
+    assert_eq!(j["files"][0]["path"], "invoice.py", "{j:#}");
+    // The budget holds.
+    let j = env.json(&[
+        "map",
+        "--repo",
+        path_str(&env.repo),
+        "--budget",
+        "12",
+        "--json",
+    ]);
+    assert!(j["tokens"].as_u64().unwrap() <= 12, "{j:#}");
+    assert!(j["files"].as_array().unwrap().len() < j["files_read"].as_u64().unwrap() as usize);
+}
+
+#[test]
+fn a_focus_or_a_budget_that_makes_no_sense_is_a_usage_error() {
+    let env = Env::new();
+    repo(&env);
+    let run = |args: &[&str]| {
+        let out = env.bosun().args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let repo = path_str(&env.repo);
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "calc_totl"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean calc_total?"), "{err}");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "README.md"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not in the map"), "{err}");
+    let (code, _) = run(&["map", "--repo", repo, "--budget", "0"]);
+    assert_eq!(code, Some(2));
+    let (code, err) = run(&["map", "--repo", "/nonexistent/x"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a directory"), "{err}");
+}

@@ -1,0 +1,376 @@
+//! The repository map: each source file's definitions and references (tree-sitter tags from
+//! `bosun-syntax`), a graph of files (a file points at the files that define what it uses),
+//! ranked by a personalised PageRank towards the files and identifiers a task names, and
+//! rendered as the top files' definition signatures within a token budget.
+//!
+//! **What is left out:** what `.gitignore` (and `.ignore`, git's global excludes) ignores;
+//! hidden directories; dependency and build directories (`node_modules`, `vendor`,
+//! `third_party`, `target`, `dist`, `build`, virtual environments); files over 512 KB; binary
+//! files (a NUL byte in the first 8 KB); generated files (`*.min.js`, `*.pb.go`, `*_pb2.py`,
+//! a first line that says "generated" or "DO NOT EDIT"); symlinks. At most 20,000 files.
+
+use bosun_syntax::{Language, Role, Tag};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Files bigger than this are left out.
+pub const MAP_FILE_MAX_BYTES: u64 = 512 * 1024;
+/// At most this many files are read.
+pub const MAP_MAX_FILES: usize = 20_000;
+const SKIPPED_DIRS: &[&str] = &[
+    "node_modules",
+    "vendor",
+    "third_party",
+    "target",
+    "dist",
+    "build",
+    "venv",
+    "__pycache__",
+];
+
+/// One file of the map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapFile {
+    /// Worktree-relative, `/` separators.
+    pub path: String,
+    pub tags: Vec<Tag>,
+}
+
+/// The tags of a repository's source files.
+#[derive(Debug, Clone, Default)]
+pub struct RepoMap {
+    pub files: Vec<MapFile>,
+}
+
+/// A file of the ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedFile {
+    pub path: String,
+    pub rank: f64,
+}
+
+/// The map as rendered: its text, what it holds, and its estimated tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub text: String,
+    pub files: Vec<RankedFile>,
+    pub tokens: usize,
+}
+
+impl RepoMap {
+    /// Reads `root`'s source files (see the module's rules) and tags them.
+    pub fn build(root: &Path) -> RepoMap {
+        let mut files = Vec::new();
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .git_ignore(true)
+            .git_global(true)
+            .git_exclude(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(|e| {
+                !(e.file_type().is_some_and(|t| t.is_dir())
+                    && SKIPPED_DIRS.contains(&e.file_name().to_string_lossy().as_ref())
+                    || e.file_name().to_string_lossy().ends_with(".egg-info"))
+            })
+            .build();
+        for entry in walker.flatten() {
+            if files.len() >= MAP_MAX_FILES {
+                break;
+            }
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let Some(lang) = Language::for_path(&rel) else {
+                continue;
+            };
+            if !bosun_syntax::has_tags(lang) || generated_name(&rel) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.len() > MAP_FILE_MAX_BYTES {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(entry.path()) else {
+                continue;
+            };
+            if bytes.iter().take(8192).any(|b| *b == 0) || generated_header(&bytes) {
+                continue;
+            }
+            if let Some(tags) = bosun_syntax::tags(lang, &bytes) {
+                files.push(MapFile { path: rel, tags });
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        RepoMap { files }
+    }
+
+    /// The files ranked by a personalised PageRank towards `focus_files` and the files that
+    /// define `focus_idents` (uniform when there is no focus). An edge goes from a file to
+    /// each file defining a name it references, weighted by how often it does; a name the
+    /// task names weighs 10×, a private one (`_x`) or one defined in more than five files
+    /// 0.1×. Highest first; ties by path.
+    pub fn rank(&self, focus_files: &[String], focus_idents: &[String]) -> Vec<RankedFile> {
+        let n = self.files.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let index: HashMap<&str, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_str(), i))
+            .collect();
+        let mut defined_in: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, f) in self.files.iter().enumerate() {
+            for t in f.tags.iter().filter(|t| t.role == Role::Definition) {
+                let files = defined_in.entry(t.name.as_str()).or_default();
+                if !files.contains(&i) {
+                    files.push(i);
+                }
+            }
+        }
+        // Weighted edges, per source file.
+        let mut edges: Vec<HashMap<usize, f64>> = vec![HashMap::new(); n];
+        for (i, f) in self.files.iter().enumerate() {
+            let mut counts: HashMap<&str, usize> = HashMap::new();
+            for t in f.tags.iter().filter(|t| t.role == Role::Reference) {
+                *counts.entry(t.name.as_str()).or_default() += 1;
+            }
+            for (name, count) in counts {
+                let Some(defs) = defined_in.get(name) else {
+                    continue;
+                };
+                let mut weight = (count as f64).sqrt();
+                if focus_idents.iter().any(|x| x == name) {
+                    weight *= 10.0;
+                }
+                if name.starts_with('_') || defs.len() > 5 {
+                    weight *= 0.1;
+                }
+                for &d in defs {
+                    if d != i {
+                        *edges[i].entry(d).or_default() += weight / defs.len() as f64;
+                    }
+                }
+            }
+        }
+        // Personalisation: the focus files and the files defining the focus identifiers.
+        let mut personal = vec![0.0; n];
+        for f in focus_files {
+            if let Some(&i) = index.get(f.as_str()) {
+                personal[i] += 1.0;
+            }
+        }
+        for x in focus_idents {
+            if let Some(defs) = defined_in.get(x.as_str()) {
+                for &d in defs {
+                    personal[d] += 1.0;
+                }
+            }
+        }
+        let total: f64 = personal.iter().sum();
+        if total == 0.0 {
+            personal.iter_mut().for_each(|p| *p = 1.0 / n as f64);
+        } else {
+            personal.iter_mut().for_each(|p| *p /= total);
+        }
+        let out_weight: Vec<f64> = edges.iter().map(|e| e.values().sum()).collect();
+        let damping = 0.85;
+        let mut rank = personal.clone();
+        for _ in 0..40 {
+            let dangling: f64 = (0..n)
+                .filter(|&i| out_weight[i] == 0.0)
+                .map(|i| rank[i])
+                .sum();
+            let mut next: Vec<f64> = personal
+                .iter()
+                .map(|p| (1.0 - damping) * p + damping * dangling * p)
+                .collect();
+            for (i, e) in edges.iter().enumerate() {
+                if out_weight[i] == 0.0 {
+                    continue;
+                }
+                for (&d, w) in e {
+                    next[d] += damping * rank[i] * w / out_weight[i];
+                }
+            }
+            rank = next;
+        }
+        let mut ranked: Vec<RankedFile> = self
+            .files
+            .iter()
+            .zip(rank)
+            .map(|(f, rank)| RankedFile {
+                path: f.path.clone(),
+                rank,
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.rank.total_cmp(&a.rank).then_with(|| a.path.cmp(&b.path)));
+        ranked
+    }
+
+    /// The ranked files' definitions as signatures (`path:` then `  line│ signature` lines),
+    /// whole files in rank order, within `budget_tokens` (estimated as bytes / 3.5).
+    pub fn render(&self, ranked: &[RankedFile], budget_tokens: usize) -> Rendered {
+        let by_path: HashMap<&str, &MapFile> =
+            self.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let mut text = String::new();
+        let mut files = Vec::new();
+        for r in ranked {
+            let Some(f) = by_path.get(r.path.as_str()) else {
+                continue;
+            };
+            let defs: Vec<&Tag> = f
+                .tags
+                .iter()
+                .filter(|t| t.role == Role::Definition && !t.signature.is_empty())
+                .collect();
+            if defs.is_empty() {
+                continue;
+            }
+            let mut block = format!("{}:\n", f.path);
+            for t in defs {
+                block.push_str(&format!("{:>5}│ {}\n", t.line, cut(&t.signature, 160)));
+            }
+            if estimate_tokens(&text) + estimate_tokens(&block) > budget_tokens {
+                // A file that does not fit is left out; a smaller one further down may fit.
+                continue;
+            }
+            text.push_str(&block);
+            files.push(r.clone());
+        }
+        let tokens = estimate_tokens(&text);
+        Rendered {
+            text,
+            files,
+            tokens,
+        }
+    }
+}
+
+/// Tokens of `text`, estimated as bytes / 3.5 (until a provider's tokenizer counts them).
+pub fn estimate_tokens(text: &str) -> usize {
+    (text.len() as f64 / 3.5).ceil() as usize
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+fn generated_name(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.contains(".min.")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+        || name.ends_with(".generated.ts")
+        || name.ends_with(".d.ts")
+}
+
+fn generated_header(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(512)];
+    let first = String::from_utf8_lossy(head)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    first.contains("generated") || first.contains("do not edit")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::fs;
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        let w = |rel: &str, text: &str| {
+            let path = p.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        };
+        w(
+            "pricing.py",
+            "TAX = 0.2\n\n\ndef calc_total(lines):\n    return sum(lines)\n",
+        );
+        w(
+            "invoice.py",
+            "from pricing import calc_total\n\n\ndef invoice(lines):\n    return calc_total(lines)\n",
+        );
+        w(
+            "report.py",
+            "from pricing import calc_total\n\n\ndef report(days):\n    return [calc_total(d) for d in days]\n",
+        );
+        w("util.py", "def helper():\n    return 1\n");
+        w("node_modules/x/index.js", "function vendored() {}\n");
+        w(
+            "gen.py",
+            "# Code generated by protoc. DO NOT EDIT.\ndef gen():\n    pass\n",
+        );
+        w("app.min.js", "function m(){}\n");
+        w("blob.py", "def x():\n    pass\n\0\0\0");
+        w("ignored/skip.py", "def skip():\n    pass\n");
+        w(".gitignore", "ignored/\n");
+        w("src/lib.rs", "pub fn calc_total() -> u32 {\n    0\n}\n");
+        dir
+    }
+
+    #[test]
+    fn the_map_leaves_out_what_is_ignored_vendored_generated_and_binary() {
+        let dir = repo();
+        let map = RepoMap::build(dir.path());
+        let paths: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "invoice.py",
+                "pricing.py",
+                "report.py",
+                "src/lib.rs",
+                "util.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_file_defining_what_the_task_names_ranks_first_and_the_map_fits_its_budget() {
+        let dir = repo();
+        let map = RepoMap::build(dir.path());
+        let ranked = map.rank(&[], &["calc_total".to_string()]);
+        assert!(
+            ranked[0].path == "pricing.py" || ranked[0].path == "src/lib.rs",
+            "{ranked:?}"
+        );
+        // Without a focus, the file everything uses ranks first.
+        let ranked = map.rank(&[], &[]);
+        assert_eq!(ranked[0].path, "pricing.py", "{ranked:?}");
+        // A focus file ranks first.
+        let ranked = map.rank(&["util.py".to_string()], &[]);
+        assert_eq!(ranked[0].path, "util.py", "{ranked:?}");
+        let all = map.render(&map.rank(&[], &[]), 10_000);
+        assert!(
+            all.text
+                .starts_with("pricing.py:\n    1│ TAX = 0.2\n    4│ def calc_total(lines):\n"),
+            "{}",
+            all.text
+        );
+        assert_eq!(all.files.len(), 5);
+        let small = map.render(&map.rank(&[], &[]), 20);
+        assert!(small.tokens <= 20, "{small:?}");
+        assert!(
+            small.files.len() < 5 && !small.files.is_empty(),
+            "{small:?}"
+        );
+    }
+}
