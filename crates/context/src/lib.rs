@@ -11,7 +11,8 @@ mod map;
 mod repo;
 mod task_files;
 pub use map::{
-    MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered, RepoMap, estimate_tokens,
+    BuildStats, MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered, RepoMap, blob_id,
+    estimate_tokens,
 };
 pub use repo::{
     REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,

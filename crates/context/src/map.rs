@@ -57,9 +57,109 @@ pub struct Rendered {
     pub tokens: usize,
 }
 
+/// What a build did: files in the map, parsed now, taken from the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BuildStats {
+    pub files: usize,
+    pub parsed: usize,
+    pub cached: usize,
+}
+
+/// A tag as the cache keeps it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CachedTag {
+    n: String,
+    d: bool,
+    k: String,
+    l: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    s: String,
+}
+
+/// Git's blob id of `bytes` (what `git hash-object` prints).
+pub fn blob_id(bytes: &[u8]) -> String {
+    let mut h = sha1_smol::Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    h.digest().to_string()
+}
+
 impl RepoMap {
     /// Reads `root`'s source files (see the module's rules) and tags them.
     pub fn build(root: &Path) -> RepoMap {
+        Self::build_cached(root, None).0
+    }
+
+    /// [`RepoMap::build`], with the tags of files whose (blob, language) the store has cached
+    /// at [`bosun_syntax::TAGS_VERSION`] taken from it, and the others parsed and cached.
+    pub fn build_cached(root: &Path, store: Option<&bosun_store::Store>) -> (RepoMap, BuildStats) {
+        let sources = Self::sources(root);
+        let keys: Vec<(String, String)> = sources
+            .iter()
+            .map(|(_, lang, bytes)| (blob_id(bytes), lang.name().to_string()))
+            .collect();
+        let version = bosun_syntax::TAGS_VERSION;
+        let cached = store
+            .and_then(|s| s.cached_tags(&keys, version).ok())
+            .unwrap_or_default();
+        let mut stats = BuildStats::default();
+        let mut fresh = Vec::new();
+        let mut files = Vec::new();
+        for ((rel, lang, bytes), (blob, language)) in sources.into_iter().zip(keys) {
+            let from_cache = cached
+                .get(&blob)
+                .and_then(|json| serde_json::from_str::<Vec<CachedTag>>(json).ok());
+            let tags = match from_cache {
+                Some(tags) => {
+                    stats.cached += 1;
+                    tags.into_iter()
+                        .map(|t| Tag {
+                            name: t.n,
+                            role: if t.d {
+                                Role::Definition
+                            } else {
+                                Role::Reference
+                            },
+                            kind: t.k,
+                            line: t.l,
+                            signature: t.s,
+                        })
+                        .collect()
+                }
+                None => {
+                    let Some(tags) = bosun_syntax::tags(lang, &bytes) else {
+                        continue;
+                    };
+                    stats.parsed += 1;
+                    let kept: Vec<CachedTag> = tags
+                        .iter()
+                        .map(|t| CachedTag {
+                            n: t.name.clone(),
+                            d: t.role == Role::Definition,
+                            k: t.kind.clone(),
+                            l: t.line,
+                            s: t.signature.clone(),
+                        })
+                        .collect();
+                    if let Ok(json) = serde_json::to_string(&kept) {
+                        fresh.push((blob, language, json));
+                    }
+                    tags
+                }
+            };
+            files.push(MapFile { path: rel, tags });
+        }
+        if let Some(store) = store {
+            // A cache that cannot be written costs a parse next time, nothing more.
+            let _ = store.cache_tags(&fresh, version);
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        stats.files = files.len();
+        (RepoMap { files }, stats)
+    }
+
+    /// The source files the map reads, with their language and bytes.
+    fn sources(root: &Path) -> Vec<(String, Language, Vec<u8>)> {
         let mut files = Vec::new();
         let walker = ignore::WalkBuilder::new(root)
             .hidden(true)
@@ -101,12 +201,9 @@ impl RepoMap {
             if bytes.iter().take(8192).any(|b| *b == 0) || generated_header(&bytes) {
                 continue;
             }
-            if let Some(tags) = bosun_syntax::tags(lang, &bytes) {
-                files.push(MapFile { path: rel, tags });
-            }
+            files.push((rel, lang, bytes));
         }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        RepoMap { files }
+        files
     }
 
     /// The files ranked by a personalised PageRank towards `focus_files` and the files that
@@ -324,6 +421,30 @@ mod tests {
         w(".gitignore", "ignored/\n");
         w("src/lib.rs", "pub fn calc_total() -> u32 {\n    0\n}\n");
         dir
+    }
+
+    #[test]
+    fn the_cache_is_shared_across_worktrees_and_only_changed_blobs_are_parsed_again() {
+        let home = tempfile::tempdir().unwrap();
+        let store = bosun_store::Store::open(&home.path().join("bosun.db")).unwrap();
+        let one = repo();
+        let (first, stats) = RepoMap::build_cached(one.path(), Some(&store));
+        assert_eq!((stats.parsed, stats.cached), (5, 0), "{stats:?}");
+        // Another worktree with the same files: nothing parsed, the same map.
+        let two = repo();
+        let (second, stats) = RepoMap::build_cached(two.path(), Some(&store));
+        assert_eq!((stats.parsed, stats.cached), (0, 5), "{stats:?}");
+        assert_eq!(first.files, second.files);
+        // One file changed: that one is parsed.
+        fs::write(two.path().join("util.py"), "def helper2():\n    return 2\n").unwrap();
+        let (third, stats) = RepoMap::build_cached(two.path(), Some(&store));
+        assert_eq!((stats.parsed, stats.cached), (1, 4), "{stats:?}");
+        let util = third.files.iter().find(|f| f.path == "util.py").unwrap();
+        assert_eq!(util.tags[0].name, "helper2");
+        assert_eq!(
+            blob_id(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod liveness;
 mod metrics;
 mod migrations;
 pub mod search;
+mod tag_cache;
 mod tasks;
 mod usage;
 

@@ -381,6 +381,18 @@ const STEPS: &[&str] = &[
         created_at  TEXT NOT NULL
     ) STRICT;
     "#,
+    // 6: the repository map's tags, shared by every worktree and task: keyed by the file's git
+    // blob id, its language and the tags' version.
+    r#"
+    CREATE TABLE tag_cache (
+        blob     TEXT NOT NULL,
+        language TEXT NOT NULL,
+        version  INTEGER NOT NULL,
+        tags     TEXT NOT NULL,
+        used_at  TEXT NOT NULL,
+        PRIMARY KEY (blob, language, version)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

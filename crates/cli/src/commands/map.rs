@@ -34,7 +34,10 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         bail!("--repo {}: not a directory", args.repo.display());
     }
     let root = repo_root(&args.repo);
-    let map = RepoMap::build(&root);
+    // Tags cached in the journal, shared by every worktree (a journal that cannot open costs
+    // only the parse).
+    let store = bosun_store::Store::open_default().ok();
+    let (map, stats) = RepoMap::build_cached(&root, store.as_ref());
     let mut files = Vec::new();
     let mut symbols = Vec::new();
     for x in &args.focus {
@@ -86,6 +89,8 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         let doc = json!({
             "root": root.display().to_string(),
             "files_read": map.files.len(),
+            "parsed": stats.parsed,
+            "cached": stats.cached,
             "files": shown,
             "tokens": rendered.tokens,
             "budget": args.budget,
@@ -96,11 +101,13 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{}", rendered.text)?;
         writeln!(
             out,
-            "({} of {} files, about {} tokens of {})",
+            "({} of {} files, about {} tokens of {}; {} parsed, {} from the cache)",
             rendered.files.len(),
             map.files.len(),
             rendered.tokens,
-            args.budget
+            args.budget,
+            stats.parsed,
+            stats.cached
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -61,6 +61,9 @@ fn the_map_is_ranked_towards_the_focus_and_fits_its_budget() {
         "--json",
     ]);
     assert_eq!(j["files"][0]["path"], "invoice.py", "{j:#}");
+    // The tags were cached by the first run: the later ones parse nothing.
+    assert_eq!(j["parsed"], 0, "{j:#}");
+    assert_eq!(j["cached"], j["files_read"], "{j:#}");
     // The budget holds.
     let j = env.json(&[
         "map",
