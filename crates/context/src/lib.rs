@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 
 mod map;
+pub mod map_bench;
 mod repo;
 mod task_files;
 pub use map::{

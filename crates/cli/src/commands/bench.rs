@@ -37,6 +37,20 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         connections: u32,
     },
+    /// The repository map: cold build, build from the tag cache, the update after one edit,
+    /// and its size, next to reading every file it reads. On a generated repository of
+    /// `--files` files, or on `--path DIR` (e.g. `~/.cargo/registry/src`; never changed)
+    Map {
+        /// Files in the generated repository
+        #[arg(long, default_value_t = 100_000)]
+        files: usize,
+        /// Where to generate (and reuse) the repository
+        #[arg(long, default_value = "/var/tmp/bosun-bench-map")]
+        dir: PathBuf,
+        /// Map this directory instead (read only: no edit figure)
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+    },
     /// Milliseconds the edit guard adds to an edit, per language: the first edit of a file (full
     /// parses) and a later one (incremental, from the tree kept by the guard cache)
     Guard {
@@ -102,6 +116,26 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             bosun_store::search::bench::run_costs(tasks, events, &dir, &mut out)?;
         }
         BenchCommand::Guard { lines, runs } => bosun_syntax::bench::run(lines, runs, &mut out)?,
+        BenchCommand::Map { files, dir, path } => {
+            let scratch =
+                std::env::temp_dir().join(format!("bosun-map-bench-{}", std::process::id()));
+            match path {
+                Some(p) => bosun_context::map_bench::run(&p, &scratch, None, &mut out)?,
+                None => {
+                    if files == 0 {
+                        anyhow::bail!("--files must be at least 1");
+                    }
+                    bosun_context::map_bench::generate(&dir, files)?;
+                    bosun_context::map_bench::run(
+                        &dir,
+                        &scratch,
+                        Some(std::path::Path::new("pkg000/m0.py")),
+                        &mut out,
+                    )?;
+                }
+            }
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
         BenchCommand::Review {
             files,
             changed,
