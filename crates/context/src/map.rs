@@ -7,7 +7,7 @@
 //! hidden directories; dependency and build directories (`node_modules`, `vendor`,
 //! `third_party`, `target`, `dist`, `build`, virtual environments); files over 512 KB; binary
 //! files (a NUL byte in the first 8 KB); generated files (`*.min.js`, `*.pb.go`, `*_pb2.py`,
-//! a first line that says "generated" or "DO NOT EDIT"); symlinks. At most 20,000 files.
+//! a first line that says "generated" or "DO NOT EDIT"); symlinks. At most 200,000 files.
 
 use bosun_syntax::{Language, Role, Tag};
 use std::collections::HashMap;
@@ -16,7 +16,9 @@ use std::path::Path;
 /// Files bigger than this are left out.
 pub const MAP_FILE_MAX_BYTES: u64 = 512 * 1024;
 /// At most this many files are read.
-pub const MAP_MAX_FILES: usize = 20_000;
+pub const MAP_MAX_FILES: usize = 200_000;
+/// A name defined in more files than this links none of them.
+const MAX_DEFINING: usize = 50;
 const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "vendor",
@@ -210,7 +212,7 @@ impl RepoMap {
     /// define `focus_idents` (uniform when there is no focus). An edge goes from a file to
     /// each file defining a name it references, weighted by how often it does; a name the
     /// task names weighs 10×, a private one (`_x`) or one defined in more than five files
-    /// 0.1×. Highest first; ties by path.
+    /// 0.1×, one defined in more than 50 links nothing. Highest first; ties by path.
     pub fn rank(&self, focus_files: &[String], focus_idents: &[String]) -> Vec<RankedFile> {
         let n = self.files.len();
         if n == 0 {
@@ -239,7 +241,9 @@ impl RepoMap {
                 *counts.entry(t.name.as_str()).or_default() += 1;
             }
             for (name, count) in counts {
-                let Some(defs) = defined_in.get(name) else {
+                // A name defined in more than MAX_DEFINING files (`new`, `fmt`) says nothing
+                // about which file is meant.
+                let Some(defs) = defined_in.get(name).filter(|d| d.len() <= MAX_DEFINING) else {
                     continue;
                 };
                 let mut weight = (count as f64).sqrt();
@@ -276,7 +280,12 @@ impl RepoMap {
         } else {
             personal.iter_mut().for_each(|p| *p /= total);
         }
-        let out_weight: Vec<f64> = edges.iter().map(|e| e.values().sum()).collect();
+        let edges: Vec<Vec<(usize, f64)>> =
+            edges.into_iter().map(|e| e.into_iter().collect()).collect();
+        let out_weight: Vec<f64> = edges
+            .iter()
+            .map(|e| e.iter().map(|(_, w)| w).sum())
+            .collect();
         let damping = 0.85;
         let mut rank = personal.clone();
         for _ in 0..40 {
@@ -292,8 +301,9 @@ impl RepoMap {
                 if out_weight[i] == 0.0 {
                     continue;
                 }
-                for (&d, w) in e {
-                    next[d] += damping * rank[i] * w / out_weight[i];
+                let share = damping * rank[i] / out_weight[i];
+                for &(d, w) in e {
+                    next[d] += share * w;
                 }
             }
             rank = next;
