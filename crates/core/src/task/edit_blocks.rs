@@ -527,9 +527,7 @@ fn python_files(worktree: &Path) -> Vec<String> {
                 // A huge (or agent-grown) file is no module a fix rewrites, and not read.
                 && meta.len() <= 1024 * 1024
                 && name.ends_with(".py")
-                && !name.starts_with("test_")
-                && name != "conftest.py"
-                && !name.ends_with("_test.py")
+                && !bosun_context::is_test_name(&name)
                 && !path.split('/').any(|c| c == "tests")
             {
                 out.push(path);
