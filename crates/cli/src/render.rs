@@ -203,6 +203,33 @@ impl Transcript {
                     )
                 )
             )?,
+            EventMsg::ContextAssembled(c) => {
+                let files: Vec<&str> = c
+                    .items
+                    .iter()
+                    .take(6)
+                    .filter_map(|i| i.path.as_deref())
+                    .collect();
+                let more = c.items.len().saturating_sub(files.len());
+                writeln!(
+                    out,
+                    "{}",
+                    self.paint(
+                        "2",
+                        &format!(
+                            "◇ {} (budget {}): {}{}",
+                            c.summary(),
+                            bosun_protocol::short_count(c.budget_tokens),
+                            files.join(", "),
+                            if more > 0 {
+                                format!(", +{more}")
+                            } else {
+                                String::new()
+                            }
+                        )
+                    )
+                )?
+            }
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
             EventMsg::ChecksPlanned(p) => {
                 let names: Vec<&str> = p.checks.iter().map(|c| c.name.as_str()).collect();

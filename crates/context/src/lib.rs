@@ -7,18 +7,22 @@
 use std::fs;
 use std::path::Path;
 
+mod live;
 mod map;
 pub mod map_bench;
 mod repo;
+mod symbols;
 mod task_files;
+pub use live::{Keep, LiveMap};
 pub use map::{
     BuildStats, MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered, RepoMap, blob_id,
-    estimate_tokens,
+    estimate_tokens, outline_lines,
 };
 pub use repo::{
     REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
     repo_context_within,
 };
+pub use symbols::{SYMBOL_KINDS, Symbol, SymbolQuery, kind_matches};
 pub use task_files::{
     TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
 };

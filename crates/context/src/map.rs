@@ -76,6 +76,13 @@ struct CachedTag {
     l: u32,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     s: String,
+    /// The definition's last line (0: its first).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    e: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Git's blob id of `bytes` (what `git hash-object` prints).
@@ -95,69 +102,63 @@ impl RepoMap {
     /// [`RepoMap::build`], with the tags of files whose (blob, language) the store has cached
     /// at [`bosun_syntax::TAGS_VERSION`] taken from it, and the others parsed and cached.
     pub fn build_cached(root: &Path, store: Option<&bosun_store::Store>) -> (RepoMap, BuildStats) {
-        let sources = Self::sources(root);
-        let keys: Vec<(String, String)> = sources
-            .iter()
-            .map(|(_, lang, bytes)| (blob_id(bytes), lang.name().to_string()))
-            .collect();
-        let version = bosun_syntax::TAGS_VERSION;
-        let cached = store
-            .and_then(|s| s.cached_tags(&keys, version).ok())
-            .unwrap_or_default();
         let mut stats = BuildStats::default();
-        let mut fresh = Vec::new();
-        let mut files = Vec::new();
-        for ((rel, lang, bytes), (blob, language)) in sources.into_iter().zip(keys) {
-            let from_cache = cached
-                .get(&blob)
-                .and_then(|json| serde_json::from_str::<Vec<CachedTag>>(json).ok());
-            let tags = match from_cache {
-                Some(tags) => {
-                    stats.cached += 1;
-                    tags.into_iter()
-                        .map(|t| Tag {
-                            name: t.n,
-                            role: if t.d {
-                                Role::Definition
-                            } else {
-                                Role::Reference
-                            },
-                            kind: t.k,
-                            line: t.l,
-                            signature: t.s,
-                        })
-                        .collect()
-                }
-                None => {
-                    let Some(tags) = bosun_syntax::tags(lang, &bytes) else {
-                        continue;
-                    };
-                    stats.parsed += 1;
-                    let kept: Vec<CachedTag> = tags
-                        .iter()
-                        .map(|t| CachedTag {
-                            n: t.name.clone(),
-                            d: t.role == Role::Definition,
-                            k: t.kind.clone(),
-                            l: t.line,
-                            s: t.signature.clone(),
-                        })
-                        .collect();
-                    if let Ok(json) = serde_json::to_string(&kept) {
-                        fresh.push((blob, language, json));
-                    }
-                    tags
-                }
-            };
-            files.push(MapFile { path: rel, tags });
-        }
-        if let Some(store) = store {
-            // A cache that cannot be written costs a parse next time, nothing more.
-            let _ = store.cache_tags(&fresh, version);
-        }
+        let mut files = tag_files(Self::sources(root), store, &mut stats);
         files.sort_by(|a, b| a.path.cmp(&b.path));
         stats.files = files.len();
         (RepoMap { files }, stats)
+    }
+
+    /// Brings the map up to date for `paths` (worktree-relative) that changed in `root`: each
+    /// is tagged again (through the cache), added when it became a source file the map reads,
+    /// and removed when it was deleted or left out now. `.gitignore` is not consulted here: a
+    /// file the task creates in an ignored directory stays in the map until the next build.
+    pub fn update(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        store: Option<&bosun_store::Store>,
+    ) -> BuildStats {
+        let mut stats = BuildStats::default();
+        let mut sources = Vec::new();
+        for rel in paths {
+            let rel = rel.trim_start_matches("./");
+            self.files.retain(|f| f.path != rel);
+            if let Some((lang, bytes)) = source_at(root, rel) {
+                sources.push((rel.to_string(), lang, bytes));
+            }
+        }
+        self.files.extend(tag_files(sources, store, &mut stats));
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        stats.files = self.files.len();
+        stats
+    }
+
+    /// Drops the files `keep` says no to (read-denied ones).
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.files.retain(|f| keep(&f.path));
+    }
+
+    /// Up to three defined names near `x`: containing it or contained in it, or at most two
+    /// edits away, case-insensitively.
+    pub fn nearest_names(&self, x: &str) -> Vec<String> {
+        let lower = x.to_lowercase();
+        let mut out: Vec<String> = Vec::new();
+        for t in self.files.iter().flat_map(|f| f.tags.iter()) {
+            if t.role != Role::Definition || out.contains(&t.name) {
+                continue;
+            }
+            let name = t.name.to_lowercase();
+            let near = (name.len() > 2 && (name.contains(&lower) || lower.contains(&name)))
+                || edits(&name, &lower) <= 2;
+            if near {
+                out.push(t.name.clone());
+                if out.len() == 3 {
+                    break;
+                }
+            }
+        }
+        out
     }
 
     /// The source files the map reads, with their language and bytes.
@@ -172,8 +173,7 @@ impl RepoMap {
             .follow_links(false)
             .filter_entry(|e| {
                 !(e.file_type().is_some_and(|t| t.is_dir())
-                    && SKIPPED_DIRS.contains(&e.file_name().to_string_lossy().as_ref())
-                    || e.file_name().to_string_lossy().ends_with(".egg-info"))
+                    && skipped_dir(&e.file_name().to_string_lossy()))
             })
             .build();
         for entry in walker.flatten() {
@@ -187,23 +187,9 @@ impl RepoMap {
                 continue;
             };
             let rel = rel.to_string_lossy().replace('\\', "/");
-            let Some(lang) = Language::for_path(&rel) else {
-                continue;
-            };
-            if !bosun_syntax::has_tags(lang) || generated_name(&rel) {
-                continue;
+            if let Some((lang, bytes)) = source_file(entry.path(), &rel) {
+                files.push((rel, lang, bytes));
             }
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.len() > MAP_FILE_MAX_BYTES {
-                continue;
-            }
-            let Ok(bytes) = std::fs::read(entry.path()) else {
-                continue;
-            };
-            if bytes.iter().take(8192).any(|b| *b == 0) || generated_header(&bytes) {
-                continue;
-            }
-            files.push((rel, lang, bytes));
         }
         files
     }
@@ -321,8 +307,10 @@ impl RepoMap {
         ranked
     }
 
-    /// The ranked files' definitions as signatures (`path:` then `  line│ signature` lines),
-    /// whole files in rank order, within `budget_tokens` (estimated as bytes / 3.5).
+    /// The ranked files' definitions as signatures within their enclosing scopes (`path:` then
+    /// `  line│ signature` lines, a method indented under its class), in rank order, within
+    /// `budget_tokens` (estimated as bytes / 3.5). A file that does not fit whole shows its
+    /// first definitions and how many more it has, when that much fits.
     pub fn render(&self, ranked: &[RankedFile], budget_tokens: usize) -> Rendered {
         let by_path: HashMap<&str, &MapFile> =
             self.files.iter().map(|f| (f.path.as_str(), f)).collect();
@@ -332,24 +320,35 @@ impl RepoMap {
             let Some(f) = by_path.get(r.path.as_str()) else {
                 continue;
             };
-            let defs: Vec<&Tag> = f
-                .tags
-                .iter()
-                .filter(|t| t.role == Role::Definition && !t.signature.is_empty())
-                .collect();
-            if defs.is_empty() {
+            let lines = outline_lines(&f.tags);
+            if lines.is_empty() {
                 continue;
             }
-            let mut block = format!("{}:\n", f.path);
-            for t in defs {
-                block.push_str(&format!("{:>5}│ {}\n", t.line, cut(&t.signature, 160)));
-            }
-            if estimate_tokens(&text) + estimate_tokens(&block) > budget_tokens {
-                // A file that does not fit is left out; a smaller one further down may fit.
+            let head = format!("{}:\n", f.path);
+            let left = budget_tokens.saturating_sub(estimate_tokens(&text));
+            let whole: String = lines.concat();
+            if estimate_tokens(&head) + estimate_tokens(&whole) <= left {
+                text.push_str(&head);
+                text.push_str(&whole);
+                files.push(r.clone());
                 continue;
             }
-            text.push_str(&block);
-            files.push(r.clone());
+            // The file's first definitions, when the header, two of them and the count fit.
+            let mut block = head;
+            let mut shown = 0;
+            for line in &lines {
+                let more = format!("    ⋮ {} more\n", lines.len() - shown - 1);
+                if estimate_tokens(&block) + estimate_tokens(line) + estimate_tokens(&more) > left {
+                    break;
+                }
+                block.push_str(line);
+                shown += 1;
+            }
+            if shown >= 2 {
+                block.push_str(&format!("    ⋮ {} more\n", lines.len() - shown));
+                text.push_str(&block);
+                files.push(r.clone());
+            }
         }
         let tokens = estimate_tokens(&text);
         Rendered {
@@ -358,6 +357,46 @@ impl RepoMap {
             tokens,
         }
     }
+
+    /// The file's definitions as the map shows them (signatures within their scopes), or None
+    /// when the map does not hold it.
+    pub fn outline(&self, path: &str) -> Option<String> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        Some(outline_lines(&f.tags).concat())
+    }
+}
+
+/// A file's definitions in source order as `  line│ signature` lines, each indented under the
+/// definitions that enclose it.
+pub fn outline_lines(tags: &[Tag]) -> Vec<String> {
+    let mut defs: Vec<&Tag> = tags
+        .iter()
+        .filter(|t| t.role == Role::Definition && !t.signature.is_empty())
+        .collect();
+    defs.sort_by_key(|t| (t.line, std::cmp::Reverse(t.end_line)));
+    let mut open: Vec<u32> = Vec::new();
+    let mut out = Vec::new();
+    for t in defs {
+        while open.last().is_some_and(|end| *end < t.line) {
+            open.pop();
+        }
+        // The same line twice (a name captured by two patterns) is shown once.
+        if out
+            .last()
+            .is_some_and(|(line, _): &(u32, String)| *line == t.line)
+        {
+            continue;
+        }
+        let indent = "    ".repeat(open.len().min(6));
+        out.push((
+            t.line,
+            format!("{:>5}│ {indent}{}\n", t.line, cut(&t.signature, 160)),
+        ));
+        if t.end_line > t.line {
+            open.push(t.end_line);
+        }
+    }
+    out.into_iter().map(|(_, l)| l).collect()
 }
 
 /// Tokens of `text`, estimated as bytes / 3.5 (until a provider's tokenizer counts them).
@@ -381,6 +420,139 @@ fn generated_name(rel: &str) -> bool {
         || name.ends_with("_pb2.py")
         || name.ends_with(".generated.ts")
         || name.ends_with(".d.ts")
+}
+
+/// A directory the map never enters (besides hidden ones).
+fn skipped_dir(name: &str) -> bool {
+    SKIPPED_DIRS.contains(&name) || name.ends_with(".egg-info")
+}
+
+/// `rel` in `root` when it is a file the map reads: no hidden or skipped directory on its way,
+/// not a symlink, and what [`source_file`] accepts.
+fn source_at(root: &Path, rel: &str) -> Option<(Language, Vec<u8>)> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let (name, dirs) = parts.split_last()?;
+    if name.starts_with('.')
+        || dirs
+            .iter()
+            .any(|d| d.is_empty() || *d == ".." || d.starts_with('.') || skipped_dir(d))
+    {
+        return None;
+    }
+    let path = root.join(rel);
+    if !std::fs::symlink_metadata(&path).ok()?.is_file() {
+        return None;
+    }
+    source_file(&path, rel)
+}
+
+/// The language and bytes of the file at `path` (shown as `rel`) when the map reads it: a
+/// language with tags, not generated, at most [`MAP_FILE_MAX_BYTES`], not binary.
+fn source_file(path: &Path, rel: &str) -> Option<(Language, Vec<u8>)> {
+    let lang = Language::for_path(rel)?;
+    if !bosun_syntax::has_tags(lang) || generated_name(rel) {
+        return None;
+    }
+    if std::fs::metadata(path).ok()?.len() > MAP_FILE_MAX_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if bytes.iter().take(8192).any(|b| *b == 0) || generated_header(&bytes) {
+        return None;
+    }
+    Some((lang, bytes))
+}
+
+/// Tags `sources`, taking from `store` what it has cached at [`bosun_syntax::TAGS_VERSION`]
+/// and caching what was parsed.
+fn tag_files(
+    sources: Vec<(String, Language, Vec<u8>)>,
+    store: Option<&bosun_store::Store>,
+    stats: &mut BuildStats,
+) -> Vec<MapFile> {
+    let keys: Vec<(String, String)> = sources
+        .iter()
+        .map(|(_, lang, bytes)| (blob_id(bytes), lang.name().to_string()))
+        .collect();
+    let version = bosun_syntax::TAGS_VERSION;
+    let cached = store
+        .filter(|_| !keys.is_empty())
+        .and_then(|s| s.cached_tags(&keys, version).ok())
+        .unwrap_or_default();
+    let mut fresh = Vec::new();
+    let mut files = Vec::new();
+    for ((rel, lang, bytes), (blob, language)) in sources.into_iter().zip(keys) {
+        let from_cache = cached
+            .get(&blob)
+            .and_then(|json| serde_json::from_str::<Vec<CachedTag>>(json).ok());
+        let tags = match from_cache {
+            Some(tags) => {
+                stats.cached += 1;
+                tags.into_iter()
+                    .map(|t| Tag {
+                        end_line: t.e.max(t.l),
+                        name: t.n,
+                        role: if t.d {
+                            Role::Definition
+                        } else {
+                            Role::Reference
+                        },
+                        kind: t.k,
+                        line: t.l,
+                        signature: t.s,
+                    })
+                    .collect()
+            }
+            None => {
+                let Some(tags) = bosun_syntax::tags(lang, &bytes) else {
+                    continue;
+                };
+                stats.parsed += 1;
+                let kept: Vec<CachedTag> = tags
+                    .iter()
+                    .map(|t| CachedTag {
+                        n: t.name.clone(),
+                        d: t.role == Role::Definition,
+                        k: t.kind.clone(),
+                        l: t.line,
+                        s: t.signature.clone(),
+                        e: if t.end_line > t.line { t.end_line } else { 0 },
+                    })
+                    .collect();
+                if let Ok(json) = serde_json::to_string(&kept) {
+                    fresh.push((blob, language, json));
+                }
+                tags
+            }
+        };
+        files.push(MapFile { path: rel, tags });
+    }
+    if let Some(store) = store.filter(|_| !fresh.is_empty()) {
+        // A cache that cannot be written costs a parse next time, nothing more.
+        let _ = store.cache_tags(&fresh, version);
+    }
+    files
+}
+
+/// The Levenshtein distance of two short strings (by chars); `usize::MAX` past two apart in
+/// length.
+fn edits(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 2 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()]
 }
 
 fn generated_header(bytes: &[u8]) -> bool {

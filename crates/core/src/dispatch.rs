@@ -45,6 +45,8 @@ pub struct DispatchEnv<'a> {
     pub env_remove: Vec<String>,
     /// The edit guard's trees of the files the task read or edited.
     pub guard: &'a std::sync::Mutex<bosun_syntax::GuardCache>,
+    /// The task's repository map, for `symbols`.
+    pub map: Option<Arc<bosun_context::LiveMap>>,
 }
 
 struct CallEvents<'a> {
@@ -441,6 +443,7 @@ pub async fn dispatch(
         env_remove: env.env_remove.clone(),
         sandbox: None,
         sandbox_exe: PathBuf::new(),
+        map: env.map.clone(),
     };
     let mut ctx = ctx;
     // A sandboxed command the policy grants network gets a proxy of its own, never the raw

@@ -28,6 +28,7 @@ use verification::Verification;
 
 mod direct;
 mod edit_blocks;
+mod repo_map;
 mod verification;
 
 /// What to run.
@@ -424,7 +425,20 @@ impl Launch {
             Arc::clone(&gate),
         ));
 
+        // The map of the worktree starts now; its tags come from the journal's cache when any
+        // worktree of the repository (or the app, when the repository was picked) parsed them.
+        let map = {
+            let readable = policy.clone();
+            bosun_context::LiveMap::start(
+                &worktree.worktree,
+                Some(Arc::clone(emitter.store())),
+                Arc::new(move |p: &str| !readable.is_read_denied(p)),
+            )
+        };
         let run = TaskRun {
+            map,
+            map_sent: Default::default(),
+            token_ratio: None,
             guard: Default::default(),
             verification: Verification::new(checks),
             home: home.clone(),
@@ -502,6 +516,7 @@ macro_rules! dispatch_env {
             cancel: &$run.cancel,
             env_remove: $run.env_remove.clone(),
             guard: &$run.guard,
+            map: Some(std::sync::Arc::clone(&$run.map)),
         }
     };
 }
@@ -537,6 +552,13 @@ struct TaskRun {
     /// Nudges this run may send, and those sent so far.
     max_nudges: u32,
     nudges: u32,
+    /// The worktree's repository map, built in the background and kept up to date.
+    map: Arc<bosun_context::LiveMap>,
+    /// What the last request showed of the map.
+    map_sent: repo_map::MapSent,
+    /// Reported prompt tokens / the bytes-per-3.5 estimate of the request, from the last
+    /// response.
+    token_ratio: Option<f64>,
 }
 
 impl TaskRun {
@@ -704,6 +726,7 @@ impl TaskRun {
             (Touched::Paths(p), "write_file" | "edit_file" | "apply_patch") => p.clone(),
             _ => Vec::new(),
         };
+        self.map_after_call(&touched);
         self.checkpointer
             .after_tool(touched, tool, call_id, &self.emitter)
             .await?;
@@ -777,6 +800,7 @@ impl TaskRun {
         } else {
             response.model.clone()
         };
+        self.learn_token_ratio(request, &response.usage);
         let recorded = self.budget.record(&model, self.client.model(), &response);
         let mut usage = recorded.event;
         usage.latency_ms = Some(latency_ms);
@@ -853,6 +877,10 @@ impl TaskRun {
         self.note_redacted(self.redaction.text(&mut system))?;
         let all_tools = self.registry.specs();
         let tools = edit_blocks::offered_tools(&all_tools, edit_format, small);
+        // The repository map: the first request waits for it a moment; after that it joins
+        // the request when it is ready or what it shows changed.
+        let base_system = system.clone();
+        self.wait_for_map().await;
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
         let mut recovered_seq = last_recovered_id(&messages);
@@ -873,6 +901,12 @@ impl TaskRun {
             }
             if self.cancel.is_cancelled() {
                 return Ok(interrupted());
+            }
+            if let Some(with_map) = self
+                .system_with_map(&base_system, &asked, &tools, &messages)
+                .await?
+            {
+                system = with_map;
             }
             let request = ModelRequest {
                 system: system.clone(),

@@ -11,6 +11,25 @@ use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
 
+/// Whether `base_url` is a server on this machine (loopback): only those are asked to count
+/// tokens.
+fn local_server(base_url: &str) -> bool {
+    let rest = base_url
+        .strip_prefix("http://")
+        .or_else(|| base_url.strip_prefix("https://"))
+        .unwrap_or(base_url);
+    let host = rest.split('/').next().unwrap_or("");
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// A server's `retry-after` is honoured up to this long.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -42,6 +61,8 @@ pub(crate) struct HttpModelClient {
     cfg: ProviderConfig,
     http: reqwest::Client,
     wire: Box<dyn Wire>,
+    /// Whether the server counts tokens (llama.cpp `/tokenize`): 0 not tried, 1 yes, 2 no.
+    tokenize: std::sync::atomic::AtomicU8,
 }
 
 /// A failed attempt, with how long the server asked us to wait.
@@ -87,7 +108,12 @@ impl HttpModelClient {
             .map_err(|e| {
                 ModelError::Config(format!("cannot build the HTTP client: {}", chain(&e)))
             })?;
-        Ok(HttpModelClient { cfg, http, wire })
+        Ok(HttpModelClient {
+            cfg,
+            http,
+            wire,
+            tokenize: std::sync::atomic::AtomicU8::new(0),
+        })
     }
 
     fn key(&self) -> Option<&str> {
@@ -225,6 +251,40 @@ impl ModelClient for HttpModelClient {
 
     fn profile(&self) -> &crate::ModelProfile {
         &self.cfg.profile
+    }
+
+    /// llama.cpp's `/tokenize`, on a server of this machine that has it (asked once: a server
+    /// without it is not asked again).
+    async fn count_tokens(&self, text: &str) -> Option<usize> {
+        use std::sync::atomic::Ordering;
+        if self.cfg.api != crate::ApiKind::OpenAiChat
+            || self.tokenize.load(Ordering::Relaxed) == 2
+            || !local_server(&self.cfg.base_url)
+        {
+            return None;
+        }
+        let base = self.cfg.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let mut req = self
+            .http
+            .post(format!("{root}/tokenize"))
+            .timeout(Duration::from_secs(2))
+            .json(&serde_json::json!({"content": text}));
+        if let Some(key) = self.key() {
+            req = req.bearer_auth(key);
+        }
+        let counted = async {
+            let resp = req.send().await.ok()?;
+            if !resp.status().is_success() {
+                return None;
+            }
+            let v: serde_json::Value = resp.json().await.ok()?;
+            v.get("tokens")?.as_array().map(Vec::len)
+        }
+        .await;
+        self.tokenize
+            .store(if counted.is_some() { 1 } else { 2 }, Ordering::Relaxed);
+        counted
     }
 
     async fn stream(

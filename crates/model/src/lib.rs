@@ -72,6 +72,11 @@ pub trait ModelClient: Send + Sync {
         req: &ModelRequest,
         on_event: &(dyn Fn(StreamEvent) + Send + Sync),
     ) -> Result<ModelResponse, ModelError>;
+    /// The tokens of `text` as the model counts them, when the provider's server has a
+    /// tokenizer (llama.cpp `/tokenize`); None otherwise.
+    async fn count_tokens(&self, _text: &str) -> Option<usize> {
+        None
+    }
     /// Sends `req` and returns the whole response.
     async fn complete(&self, req: &ModelRequest) -> Result<ModelResponse, ModelError> {
         self.stream(req, &|_| {}).await

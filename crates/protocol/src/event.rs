@@ -50,6 +50,9 @@ pub enum EventMsg {
     Nudge(Nudge),
     /// The checks this task will run, and where they came from.
     ChecksPlanned(ChecksPlanned),
+    /// What the next request shows the model about the repository, and why (the repository
+    /// map's files, …), within its token budget.
+    ContextAssembled(ContextAssembled),
     CheckStarted(CheckStarted),
     CheckOutputDelta(CheckOutputDelta),
     CheckFinished(CheckFinished),
@@ -82,6 +85,7 @@ impl EventMsg {
             EventMsg::Warning(_) => "warning",
             EventMsg::Nudge(_) => "nudge",
             EventMsg::ChecksPlanned(_) => "checks_planned",
+            EventMsg::ContextAssembled(_) => "context_assembled",
             EventMsg::CheckStarted(_) => "check_started",
             EventMsg::CheckOutputDelta(_) => "check_output_delta",
             EventMsg::CheckFinished(_) => "check_finished",
@@ -368,6 +372,107 @@ pub struct ModelRetry {
     #[ts(type = "number")]
     pub delay_ms: u64,
     pub reason: String,
+}
+
+/// What a request shows the model about the repository: each item, why it is there and what
+/// it costs, against the budget it was fitted to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ContextAssembled {
+    pub items: Vec<ContextItem>,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+    #[ts(type = "number")]
+    pub budget_tokens: u64,
+}
+
+impl ContextAssembled {
+    /// One line: `Context: map of 5 files, 1.2k tokens`.
+    pub fn summary(&self) -> String {
+        let count = |kind: ContextKind| self.items.iter().filter(|i| i.kind == kind).count();
+        let mut parts = Vec::new();
+        let map = count(ContextKind::Map);
+        if map > 0 {
+            parts.push(format!(
+                "map of {map} file{}",
+                if map == 1 { "" } else { "s" }
+            ));
+        }
+        for (kind, one, many) in [
+            (ContextKind::File, "file", "files"),
+            (ContextKind::Test, "test", "tests"),
+            (ContextKind::Symbols, "symbol list", "symbol lists"),
+            (
+                ContextKind::RecentChanges,
+                "recent change",
+                "recent changes",
+            ),
+            (
+                ContextKind::Instructions,
+                "instruction file",
+                "instruction files",
+            ),
+        ] {
+            let n = count(kind);
+            if n > 0 {
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+            }
+        }
+        if parts.is_empty() {
+            parts.push("nothing".into());
+        }
+        format!(
+            "Context: {}, {} tokens",
+            parts.join(", "),
+            short_count(self.total_tokens)
+        )
+    }
+}
+
+/// `950`, `1.2k`, `12k`.
+pub fn short_count(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", (n as f64 / 1000.0).round() as u64),
+    }
+}
+
+/// One piece of a request's context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ContextItem {
+    pub kind: ContextKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub symbol: Option<String>,
+    /// Why it is there, in words ("defines `calc_total`, named in the prompt").
+    pub reason: String,
+    /// Estimated, or counted by the provider's tokenizer.
+    #[ts(type = "number")]
+    pub tokens: u64,
+}
+
+/// What a context item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum ContextKind {
+    /// A file of the repository map: its definitions' signatures.
+    Map,
+    /// A file shown whole or in part (named in the prompt, or found through the map).
+    File,
+    /// A test related to a target file.
+    Test,
+    /// Definitions looked up by name.
+    Symbols,
+    /// Recent commits that touched the target files.
+    RecentChanges,
+    /// The project's instructions (AGENTS.md, …).
+    Instructions,
 }
 
 /// What Bosun told the model when it stopped without making progress, and why.

@@ -14,7 +14,7 @@ use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator};
 
 /// Changes whenever what [`tags`] returns for the same input changes (a query, a rule): cached
 /// tags of another version are parsed again.
-pub const TAGS_VERSION: u32 = 1;
+pub const TAGS_VERSION: u32 = 2;
 
 /// A definition or a reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub struct Tag {
     pub line: u32,
     /// The first line of the whole definition (its signature), trimmed; empty for a reference.
     pub signature: String,
+    /// 1-based last line of the whole definition (its body included); `line` for a reference.
+    pub end_line: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,6 +96,13 @@ pub fn tags(lang: Language, source: &[u8]) -> Option<Vec<Tag>> {
             continue;
         };
         let line = u32::try_from(name.node.start_position().row + 1).unwrap_or(u32::MAX);
+        let end_line = if role == Role::Definition {
+            u32::try_from(node.end_position().row + 1)
+                .unwrap_or(u32::MAX)
+                .max(line)
+        } else {
+            line
+        };
         let signature = if role == Role::Definition {
             let start = node.start_byte();
             let end = source[start..]
@@ -112,6 +121,7 @@ pub fn tags(lang: Language, source: &[u8]) -> Option<Vec<Tag>> {
             kind: kind.to_string(),
             line,
             signature,
+            end_line,
         };
         if !out
             .iter()
@@ -251,6 +261,23 @@ mod tests {
         let def = t.iter().find(|t| t.role == Role::Definition).unwrap();
         assert_eq!(def.signature, "def compute(xs, *, scale=1):");
         assert_eq!(def.kind, "function");
+        assert_eq!((def.line, def.end_line), (1, 2));
+        // A method ends inside its class, so the map can show it within it.
+        let t = tags(
+            Language::Python,
+            b"class Cart:\n    def total(self):\n        return 1\n\n    def n(self):\n        return 2\n\nX = 1\n",
+        )
+        .unwrap();
+        let span = |name: &str| {
+            let d = t
+                .iter()
+                .find(|t| t.name == name && t.role == Role::Definition)
+                .unwrap();
+            (d.line, d.end_line)
+        };
+        assert_eq!(span("Cart"), (1, 6));
+        assert_eq!(span("total"), (2, 3));
+        assert_eq!(span("n"), (5, 6));
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub struct MockOptions {
     /// "default_generation_settings": {"n_ctx": …}}`); without it, 404 like any other server.
     /// Neither that request nor the 404 is recorded: a task's profile probe asks it first.
     pub props: Option<Value>,
+    /// Answer `POST /tokenize` as llama.cpp's server does (`{"tokens": [...]}`), one token per
+    /// 4 bytes of `content`; without it, 404. Not recorded either way.
+    pub tokenize: bool,
 }
 
 struct Shared {
@@ -59,6 +62,7 @@ struct Shared {
     record: Option<Mutex<std::fs::File>>,
     served: AtomicU64,
     props: Option<Value>,
+    tokenize: bool,
     /// Set when the server stops: replies that hang or never end finish then.
     stopping: watch::Sender<bool>,
 }
@@ -196,6 +200,7 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         record,
         served: AtomicU64::new(0),
         props: options.props.clone(),
+        tokenize: options.tokenize,
         stopping: watch::channel(false).0,
     }))
 }
@@ -247,6 +252,20 @@ async fn handle(
                     &json!({"error": {"message": "mock model: no /props configured"}}),
                 ),
             };
+        }
+        (&Method::POST, "/tokenize") => {
+            if !shared.tokenize {
+                return json_response(
+                    StatusCode::NOT_FOUND,
+                    &json!({"error": {"message": "mock model: no /tokenize configured"}}),
+                );
+            }
+            let content = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|v| v.get("content").and_then(Value::as_str).map(str::len))
+                .unwrap_or(0);
+            let tokens: Vec<usize> = (0..content.div_ceil(4)).collect();
+            return json_response(StatusCode::OK, &json!({ "tokens": tokens }));
         }
         (&Method::POST, "/api/show") => {
             return json_response(

@@ -1,6 +1,6 @@
 //! The tools the model calls: one [`ToolHandler`] trait, a [`ToolRegistry`], and the built-in
 //! tools (`read_file`, `list_dir`, `search`, `write_file`, `edit_file`, `apply_patch`,
-//! `run_command`, `update_plan`).
+//! `run_command`, `update_plan`, `symbols`).
 //!
 //! A tool describes what it would do ([`ToolHandler::action`]) so the policy engine can decide;
 //! it never decides policy itself and never talks to the UI. Its result is exactly what the model
@@ -20,6 +20,7 @@ mod read_file;
 mod registry;
 mod run_command;
 mod search;
+mod symbols;
 mod text;
 mod update_plan;
 mod write_file;
@@ -32,6 +33,7 @@ pub use read_file::{ReadFile, files_named};
 pub use registry::ToolRegistry;
 pub use run_command::RunCommand;
 pub use search::Search;
+pub use symbols::Symbols;
 pub use update_plan::UpdatePlan;
 pub use write_file::WriteFile;
 
@@ -72,6 +74,8 @@ pub struct ToolContext {
     pub sandbox: Option<bosun_exec::SandboxPolicy>,
     /// A binary that calls `bosun_exec::dispatch_sandbox()` first (the `bosun` binary itself).
     pub sandbox_exe: PathBuf,
+    /// The task's repository map (`symbols` asks it); without one, `symbols` builds one.
+    pub map: Option<Arc<bosun_context::LiveMap>>,
 }
 
 impl ToolContext {
@@ -89,6 +93,7 @@ impl ToolContext {
             env_remove: Vec::new(),
             sandbox: None,
             sandbox_exe: PathBuf::new(),
+            map: None,
         }
     }
 }

@@ -14,6 +14,14 @@ pub const MAX_LINES: usize = 2000;
 pub const MAX_BYTES: usize = 100 * 1024;
 /// Characters shown at most per line.
 const MAX_LINE_CHARS: usize = 2000;
+/// A file longer than this (lines or bytes), read without offset or limit, comes as its
+/// outline and first lines.
+pub const OUTLINE_LINES: usize = 400;
+pub const OUTLINE_BYTES: usize = 32 * 1024;
+/// Lines shown after the outline.
+const OUTLINE_FIRST_LINES: usize = 60;
+/// Outline lines shown at most.
+const OUTLINE_MAX_DEFINITIONS: usize = 200;
 /// Files larger than this are not read whole.
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -90,6 +98,12 @@ fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
     let text = String::from_utf8_lossy(&bytes);
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let total = body.split('\n').count();
+    if args.offset.is_none()
+        && args.limit.is_none()
+        && (total > OUTLINE_LINES || bytes.len() > OUTLINE_BYTES)
+    {
+        return Ok(outline(shown, &bytes, body, total, utf8));
+    }
     let offset = args.offset.unwrap_or(1).max(1);
     if offset > total {
         return Err(ToolError::Model(format!(
@@ -126,6 +140,58 @@ fn read(worktree: &Path, args: &Args) -> Result<String, ToolError> {
         ));
     }
     Ok(out)
+}
+
+/// A big file read without a range: its definitions (from the same tags as the repository
+/// map) and its first lines, and how to read the rest.
+fn outline(shown: &str, bytes: &[u8], body: &str, total: usize, utf8: bool) -> String {
+    let lines = bosun_syntax::Language::for_path(shown)
+        .and_then(|lang| bosun_syntax::tags(lang, bytes))
+        .map(|tags| bosun_context::outline_lines(&tags))
+        .unwrap_or_default();
+    let mut out = format!(
+        "`{shown}` has {total} lines ({}): too long to show at once.\n",
+        human_size(bytes.len() as u64)
+    );
+    if lines.is_empty() {
+        out.push_str("It has no outline (no definitions found).\n");
+    } else {
+        out.push_str(&format!(
+            "Its outline ({} definition{}, as `line│ signature`):\n",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" }
+        ));
+        for l in lines.iter().take(OUTLINE_MAX_DEFINITIONS) {
+            out.push_str(l);
+        }
+        if lines.len() > OUTLINE_MAX_DEFINITIONS {
+            out.push_str(&format!(
+                "    ⋮ {} more (symbols with path={shown} lists them all)\n",
+                lines.len() - OUTLINE_MAX_DEFINITIONS
+            ));
+        }
+    }
+    out.push_str(&format!("Lines 1-{}:\n", OUTLINE_FIRST_LINES.min(total)));
+    for (i, line) in body.split('\n').take(OUTLINE_FIRST_LINES).enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let cut = truncate_at(line, MAX_LINE_CHARS);
+        let more = if cut.len() < line.len() {
+            " … [line truncated]"
+        } else {
+            ""
+        };
+        out.push_str(&format!("{:>6}\t{cut}{more}\n", i + 1));
+    }
+    out.push_str(&format!(
+        "[To read more, call read_file with offset and limit: offset={} limit=200 for the next lines, or offset=LINE of a definition above.]\n",
+        OUTLINE_FIRST_LINES.min(total) + 1
+    ));
+    if !utf8 {
+        out.push_str(&format!(
+            "[`{shown}` is not valid UTF-8: invalid bytes are shown as U+FFFD; edit_file will not edit it.]\n"
+        ));
+    }
+    out
 }
 
 /// The worktree's files called `name` (at most 3, in name order; hidden files and

@@ -1,7 +1,8 @@
 //! The tools offered to the model, by name, in a stable order.
 
 use crate::{
-    ApplyPatch, EditFile, ListDir, ReadFile, RunCommand, Search, ToolHandler, UpdatePlan, WriteFile,
+    ApplyPatch, EditFile, ListDir, ReadFile, RunCommand, Search, Symbols, ToolHandler, UpdatePlan,
+    WriteFile,
 };
 use bosun_protocol::ToolSpec;
 use std::sync::Arc;
@@ -19,12 +20,13 @@ impl ToolRegistry {
         ToolRegistry::default()
     }
 
-    /// The eight built-in tools.
+    /// The nine built-in tools.
     pub fn builtin() -> Self {
         let mut registry = ToolRegistry::new();
         registry.register(Arc::new(ReadFile));
         registry.register(Arc::new(ListDir));
         registry.register(Arc::new(Search));
+        registry.register(Arc::new(Symbols));
         registry.register(Arc::new(WriteFile));
         registry.register(Arc::new(EditFile));
         registry.register(Arc::new(ApplyPatch));

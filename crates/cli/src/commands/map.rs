@@ -56,7 +56,7 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         }) {
             symbols.push(x.clone());
         } else {
-            let near = nearest(&map, x);
+            let near = map.nearest_names(x);
             bail!(
                 "--focus {x}: no file at that path and no symbol of that name in the map{}",
                 if near.is_empty() {
@@ -124,46 +124,4 @@ fn repo_root(path: &std::path::Path) -> std::path::PathBuf {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| std::path::PathBuf::from(s.trim()))
         .unwrap_or_else(|| path.to_path_buf())
-}
-
-/// Up to three defined names near `x`: containing it or contained in it, or at most two edits
-/// away, case-insensitively.
-fn nearest(map: &RepoMap, x: &str) -> Vec<String> {
-    let lower = x.to_lowercase();
-    let mut out: Vec<String> = Vec::new();
-    for t in map.files.iter().flat_map(|f| f.tags.iter()) {
-        if t.role != bosun_syntax::Role::Definition || out.contains(&t.name) {
-            continue;
-        }
-        let name = t.name.to_lowercase();
-        let near = (name.len() > 2 && (name.contains(&lower) || lower.contains(&name)))
-            || edits(&name, &lower) <= 2;
-        if near {
-            out.push(t.name.clone());
-            if out.len() == 3 {
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// The Levenshtein distance of two short strings (by chars).
-fn edits(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > 2 {
-        return usize::MAX;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut row = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            row[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(row[j] + 1);
-        }
-        prev = row;
-    }
-    prev[b.len()]
 }

@@ -56,6 +56,7 @@ async fn main() -> anyhow::Result<()> {
             port: args.port,
             record: args.record.clone(),
             props,
+            tokenize: false,
         },
     )
     .await

@@ -24,7 +24,9 @@ async fn read_file_numbers_lines_and_pages() {
         "     2\ttwo\n[Showing lines 2-2 of 3. To read on, call read_file with offset=3.]\n"
     );
 
-    let out = wt.ok("read_file", json!({"path": "long.txt"})).await;
+    let out = wt
+        .ok("read_file", json!({"path": "long.txt", "offset": 1}))
+        .await;
     assert!(out.content.contains("  2000\tline 2000\n"));
     assert!(!out.content.contains("line 2001\n"));
     assert!(out.content.ends_with(
@@ -37,6 +39,63 @@ async fn read_file_numbers_lines_and_pages() {
     assert!(err.contains("has 3 lines"), "{err}");
 }
 
+/// A file over 400 lines or 32 KB, read without a range, comes as its outline and first lines.
+#[tokio::test]
+async fn a_big_file_read_without_a_range_is_its_outline_and_first_lines() {
+    let mut big = String::from("import os\n\n\nclass Store:\n");
+    for i in 0..150 {
+        big.push_str(&format!("    def get_{i}(self):\n        return {i}\n\n"));
+    }
+    big.push_str("\ndef main():\n    return Store()\n");
+    let short: String = (1..=400).map(|i| format!("x{i} = {i}\n")).collect();
+    let notes: String = (1..=401).map(|i| format!("note {i}\n")).collect();
+    let wt = Worktree::new(&[
+        ("store.py", &big),
+        ("short.py", &short),
+        ("notes.txt", &notes),
+    ]);
+    let out = wt.ok("read_file", json!({"path": "store.py"})).await;
+    let c = &out.content;
+    assert!(c.starts_with("`store.py` has 457 lines ("), "{c}");
+    assert!(
+        c.contains("Its outline (152 definitions, as `line│ signature`):\n"),
+        "{c}"
+    );
+    assert!(
+        c.contains("    4│ class Store:\n    5│     def get_0(self):\n"),
+        "{c}"
+    );
+    assert!(c.contains("  456│ def main():\n"), "{c}");
+    assert!(c.contains("    60\t"), "{c}");
+    assert!(!c.contains("    61\t"), "{c}");
+    assert!(
+        c.contains("call read_file with offset and limit: offset=61 limit=200"),
+        "{c}"
+    );
+    // A range is read as asked.
+    let out = wt
+        .ok(
+            "read_file",
+            json!({"path": "store.py", "offset": 456, "limit": 1}),
+        )
+        .await;
+    assert!(
+        out.content.starts_with("   456\tdef main():\n"),
+        "{}",
+        out.content
+    );
+    // 400 lines is not over the line limit; a text file without definitions has no outline.
+    let out = wt.ok("read_file", json!({"path": "short.py"})).await;
+    assert!(
+        out.content.starts_with("     1\tx1 = 1\n"),
+        "{}",
+        out.content
+    );
+    let out = wt.ok("read_file", json!({"path": "notes.txt"})).await;
+    assert!(out.content.contains("It has no outline"), "{}", out.content);
+    assert!(out.content.contains("    60\tnote 60\n"), "{}", out.content);
+}
+
 #[tokio::test]
 async fn read_file_caps_bytes_and_reports_binary_non_utf8_and_missing() {
     let wide: String = (1..=400).map(|i| format!("{i:0>500}\n")).collect();
@@ -44,7 +103,9 @@ async fn read_file_caps_bytes_and_reports_binary_non_utf8_and_missing() {
     std::fs::write(wt.path().join("blob.bin"), [0u8, 1, 2, 3, 255, 0, 7]).unwrap();
     std::fs::write(wt.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
 
-    let out = wt.ok("read_file", json!({"path": "wide.txt"})).await;
+    let out = wt
+        .ok("read_file", json!({"path": "wide.txt", "limit": 2000}))
+        .await;
     assert!(
         out.content.len() < 110 * 1024,
         "{} bytes",

@@ -12,6 +12,7 @@ fn builtin_tools_are_offered_in_a_stable_order() {
             "read_file",
             "list_dir",
             "search",
+            "symbols",
             "write_file",
             "edit_file",
             "apply_patch",
@@ -40,12 +41,13 @@ fn every_schema_is_a_closed_object_naming_its_required_arguments() {
 }
 
 #[test]
-fn the_whole_tool_list_stays_well_under_3_kb() {
+fn the_whole_tool_list_stays_under_3_5_kb() {
     let json = serde_json::to_string(&ToolRegistry::builtin().specs()).unwrap();
     println!("tool list: {} bytes of JSON", json.len());
     assert!(
-        json.len() < 2560,
-        "tool list is {} bytes; keep it well under 3 KB",
+        // Nine tools; peers send 35–40 KB of prompt and tools.
+        json.len() < 3584,
+        "tool list is {} bytes; keep it under 3.5 KB",
         json.len()
     );
 }

@@ -1,0 +1,365 @@
+//! Questions to the map: where a name is defined (and used), a file's definitions by kind, and
+//! what a prompt points at (the files and names it mentions). The `symbols` tool and the first
+//! request's map ask them.
+
+use crate::map::RepoMap;
+use bosun_syntax::{Role, Tag};
+
+/// The kinds the `symbols` tool can ask for.
+pub const SYMBOL_KINDS: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "type",
+    "const",
+    "module",
+];
+
+/// A definition or reference the map holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    pub path: String,
+    pub line: u32,
+    pub role: Role,
+    /// As the tags query named it (`function`, `class`, `call`, …).
+    pub kind: String,
+    pub name: String,
+    /// The definition's first line; empty for a reference.
+    pub signature: String,
+    /// The innermost definition around it (a method's class), when there is one.
+    pub scope: Option<String>,
+}
+
+/// What to look for; every field that is set must match.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolQuery<'a> {
+    /// A name (`total`), or one within a scope (`Cart.total`, `Cart::total`).
+    pub name: Option<&'a str>,
+    /// A file, or a directory the file is under.
+    pub path: Option<&'a str>,
+    /// One of [`SYMBOL_KINDS`].
+    pub kind: Option<&'a str>,
+    /// References too (only with a name).
+    pub references: bool,
+}
+
+impl RepoMap {
+    /// The definitions (and with `references`, the references) matching `q`, by path and line.
+    pub fn symbols(&self, q: &SymbolQuery) -> Vec<Symbol> {
+        let (scope, name) = match q.name {
+            Some(n) => match n.rsplit_once("::").or_else(|| n.rsplit_once('.')) {
+                Some((scope, name)) if !name.is_empty() => {
+                    let scope = scope.rsplit(['.', ':']).next().unwrap_or(scope);
+                    (Some(scope), Some(name))
+                }
+                _ => (None, Some(n)),
+            },
+            None => (None, None),
+        };
+        let dir = q
+            .path
+            .map(|p| p.trim_start_matches("./").trim_end_matches('/'));
+        let mut out = Vec::new();
+        for f in &self.files {
+            if let Some(dir) = dir
+                && !(dir.is_empty()
+                    || dir == "."
+                    || f.path == dir
+                    || f.path.starts_with(&format!("{dir}/")))
+            {
+                continue;
+            }
+            for t in &f.tags {
+                let wanted_role = t.role == Role::Definition || (q.references && name.is_some());
+                if !wanted_role || name.is_some_and(|n| n != t.name) {
+                    continue;
+                }
+                if t.role == Role::Definition
+                    && q.kind.is_some_and(|k| !kind_matches(t, k, &f.tags))
+                {
+                    continue;
+                }
+                if t.role == Role::Reference
+                    && q.kind.is_some()
+                    && !self_defines(self, &t.name, q.kind)
+                {
+                    continue;
+                }
+                let enclosing = enclosing(&f.tags, t.line, t);
+                if let Some(scope) = scope
+                    && enclosing.as_deref() != Some(scope)
+                {
+                    continue;
+                }
+                out.push(Symbol {
+                    path: f.path.clone(),
+                    line: t.line,
+                    role: t.role,
+                    kind: t.kind.clone(),
+                    name: t.name.clone(),
+                    signature: t.signature.clone(),
+                    scope: enclosing,
+                });
+            }
+        }
+        out
+    }
+
+    /// What a prompt points at in the map: the map's files it names (a path, or a file name
+    /// only one file has), and the names it mentions that the map defines (written like code,
+    /// or a plain word of four letters or more that is a defined name).
+    pub fn focus(&self, prompt: &str) -> (Vec<String>, Vec<String>) {
+        let mut files: Vec<String> = Vec::new();
+        let words: Vec<&str> = prompt
+            .split(|c: char| c.is_whitespace() || "`'\"(),;:<>[]{}".contains(c))
+            .map(|w| w.trim_end_matches(['.', '!', '?']).trim_start_matches("./"))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for w in &words {
+            if !w.contains('.') {
+                continue;
+            }
+            let hit: Vec<&str> = self
+                .files
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|p| {
+                    p == w
+                        || (!w.contains('/') && p.rsplit('/').next() == Some(*w))
+                        || p.ends_with(&format!("/{w}"))
+                })
+                .collect();
+            if hit.len() == 1 && !files.iter().any(|f| f == hit[0]) {
+                files.push(hit[0].to_string());
+            }
+        }
+        let defined = |name: &str| {
+            self.files.iter().any(|f| {
+                f.tags
+                    .iter()
+                    .any(|t| t.role == Role::Definition && t.name == name)
+            })
+        };
+        let mut idents: Vec<String> = crate::identifiers(prompt);
+        for w in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if w.chars().count() >= 4
+                && !idents.iter().any(|x| x == w)
+                && !STOP_WORDS.contains(&w.to_lowercase().as_str())
+                && defined(w)
+            {
+                idents.push(w.to_string());
+            }
+        }
+        (files, idents)
+    }
+}
+
+/// Plain words that name nothing in particular even where a repository defines them.
+const STOP_WORDS: &[&str] = &[
+    "this", "that", "with", "from", "when", "then", "else", "into", "make", "should", "would",
+    "could", "must", "have", "there", "their", "where", "which", "what", "some", "more", "test",
+    "tests", "main", "file", "files", "function", "method", "class", "error", "value", "name",
+    "type", "data", "list", "default", "self", "none", "true", "false", "return", "only",
+];
+
+/// Whether some definition of `name` is of `kind`.
+fn self_defines(map: &RepoMap, name: &str, kind: Option<&str>) -> bool {
+    let Some(kind) = kind else { return true };
+    map.files.iter().any(|f| {
+        f.tags
+            .iter()
+            .any(|t| t.role == Role::Definition && t.name == name && kind_matches(t, kind, &f.tags))
+    })
+}
+
+/// The name of the innermost definition of `tags` that encloses `line` (not `me`).
+fn enclosing(tags: &[Tag], line: u32, me: &Tag) -> Option<String> {
+    tags.iter()
+        .filter(|t| {
+            t.role == Role::Definition
+                && !std::ptr::eq(*t, me)
+                && t.line <= line
+                && t.end_line >= line
+                && t.end_line > t.line
+                && !(t.line == me.line && t.name == me.name)
+        })
+        .min_by_key(|t| t.end_line - t.line)
+        .map(|t| t.name.clone())
+}
+
+/// The words of a signature before the name (`pub`, `struct`, `async`, `def`, …).
+fn keywords<'a>(t: &'a Tag) -> Vec<&'a str> {
+    let before = t
+        .signature
+        .find(t.name.as_str())
+        .map_or(t.signature.as_str(), |i| &t.signature[..i]);
+    before
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether the definition `t` (of a file with `tags`) is of the tool's `kind`, from the query's
+/// kind and the signature's keywords (a Rust `struct` is a query `class`, a trait an
+/// `interface`).
+pub fn kind_matches(t: &Tag, kind: &str, tags: &[Tag]) -> bool {
+    let words = keywords(t);
+    let has = |w: &str| words.contains(&w);
+    let k = t.kind.as_str();
+    let typeish = has("struct") || has("enum") || has("union") || has("type") || has("trait");
+    match kind {
+        "function" => k == "function" || k == "method",
+        "method" => {
+            k == "method"
+                || (k == "function"
+                    && tags.iter().any(|o| {
+                        o.role == Role::Definition
+                            && matches!(o.kind.as_str(), "class" | "interface" | "implementation")
+                            && o.line < t.line
+                            && o.end_line >= t.line
+                    }))
+        }
+        "struct" => k == "struct" || has("struct"),
+        "enum" => k == "enum" || has("enum"),
+        "trait" => k == "trait" || has("trait"),
+        "interface" => (k == "interface" && !has("trait")) || has("interface"),
+        "type" => k == "type" || has("type") || has("typedef"),
+        "const" => {
+            matches!(k, "constant" | "const")
+                || has("const")
+                || has("static")
+                || has("final")
+                || (k == "variable"
+                    && t.name
+                        .chars()
+                        .all(|c| c.is_uppercase() || c == '_' || c.is_ascii_digit()))
+        }
+        "module" => {
+            k == "module" || has("mod") || has("module") || has("namespace") || has("package")
+        }
+        "class" => has("class") || (k == "class" && !typeish),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::fs;
+
+    fn repo() -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        };
+        w(
+            "shop/cart.py",
+            "MAX_ITEMS = 10\n\n\nclass Cart:\n    def total(self):\n        return compute(self.items)\n\n\ndef compute(xs):\n    return sum(xs)\n",
+        );
+        w(
+            "shop/report.py",
+            "from shop.cart import compute\n\n\ndef report(days):\n    return [compute(d) for d in days]\n",
+        );
+        w(
+            "src/lib.rs",
+            "pub struct Shape {\n    w: f64,\n}\n\npub enum Color {\n    Red,\n}\n\npub trait Draw {\n    fn draw(&self);\n}\n\nimpl Shape {\n    pub fn area(&self) -> f64 {\n        compute(self.w)\n    }\n}\n\nfn compute(w: f64) -> f64 {\n    w\n}\n",
+        );
+        let map = RepoMap::build(dir.path());
+        (dir, map)
+    }
+
+    fn at(found: &[Symbol]) -> Vec<String> {
+        found
+            .iter()
+            .map(|s| format!("{}:{} {}", s.path, s.line, s.name))
+            .collect()
+    }
+
+    #[test]
+    fn definitions_by_name_with_references_when_asked() {
+        let (_d, map) = repo();
+        let defs = map.symbols(&SymbolQuery {
+            name: Some("compute"),
+            ..Default::default()
+        });
+        assert_eq!(
+            at(&defs),
+            ["shop/cart.py:9 compute", "src/lib.rs:19 compute"]
+        );
+        assert_eq!(defs[0].signature, "def compute(xs):");
+        let all = map.symbols(&SymbolQuery {
+            name: Some("compute"),
+            path: Some("shop"),
+            references: true,
+            ..Default::default()
+        });
+        assert_eq!(
+            at(&all),
+            [
+                "shop/cart.py:6 compute",
+                "shop/cart.py:9 compute",
+                "shop/report.py:5 compute"
+            ]
+        );
+        assert_eq!(all[0].role, Role::Reference);
+        assert_eq!(all[0].scope.as_deref(), Some("total"));
+    }
+
+    #[test]
+    fn kinds_follow_the_signature_and_a_scope_narrows_a_name() {
+        let (_d, map) = repo();
+        let of = |kind: &str| {
+            let found = map.symbols(&SymbolQuery {
+                kind: Some(kind),
+                ..Default::default()
+            });
+            found.into_iter().map(|s| s.name).collect::<Vec<_>>()
+        };
+        assert_eq!(of("struct"), ["Shape"]);
+        assert_eq!(of("enum"), ["Color"]);
+        assert_eq!(of("trait"), ["Draw"]);
+        assert_eq!(of("class"), ["Cart"]);
+        assert!(
+            of("method").contains(&"total".to_string()),
+            "{:?}",
+            of("method")
+        );
+        assert!(
+            !of("method").contains(&"compute".to_string()),
+            "{:?}",
+            of("method")
+        );
+        assert!(of("const").contains(&"MAX_ITEMS".to_string()) || of("const").is_empty());
+        let scoped = map.symbols(&SymbolQuery {
+            name: Some("Cart.total"),
+            ..Default::default()
+        });
+        assert_eq!(at(&scoped), ["shop/cart.py:5 total"]);
+        let none = map.symbols(&SymbolQuery {
+            name: Some("Shape.total"),
+            ..Default::default()
+        });
+        assert!(none.is_empty(), "{none:?}");
+    }
+
+    #[test]
+    fn a_prompt_points_at_the_files_and_names_it_mentions() {
+        let (_d, map) = repo();
+        let (files, idents) =
+            map.focus("In cart.py, make Cart.total() skip items; the report should not change.");
+        assert_eq!(files, ["shop/cart.py"]);
+        assert!(
+            idents.contains(&"total".to_string()) || idents.contains(&"Cart".to_string()),
+            "{idents:?}"
+        );
+        assert!(idents.contains(&"report".to_string()), "{idents:?}");
+        assert!(!idents.contains(&"should".to_string()), "{idents:?}");
+    }
+}
