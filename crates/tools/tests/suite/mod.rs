@@ -4,3 +4,4 @@ mod edit;
 mod patch;
 mod read;
 mod registry;
+mod search;

@@ -1,4 +1,4 @@
-//! read_file, list_dir, search, write_file and confinement.
+//! read_file, list_dir, write_file and confinement (search: search.rs).
 use super::common::Worktree;
 use bosun_protocol::ToolAction;
 use bosun_tools::{Touched, resolve_in_worktree};
@@ -275,46 +275,6 @@ async fn list_dir_caps_huge_directories() {
     let out = wt.ok("list_dir", json!({"path": "."})).await;
     assert_eq!(out.content.lines().count(), 1 + 500 + 1);
     assert!(out.content.contains("[Listing stopped at 500 entries"));
-}
-
-#[tokio::test]
-async fn search_finds_lines_with_globs_and_ignores() {
-    let wt = Worktree::new(&[
-        (".gitignore", "ignored/\n"),
-        ("src/a.rs", "fn alpha() {}\nfn beta() {}\n"),
-        ("src/b.py", "def alpha(): pass\n"),
-        ("ignored/c.rs", "fn alpha() {}\n"),
-    ]);
-    std::fs::write(wt.path().join("bin.dat"), b"alpha\0").unwrap();
-    let out = wt.ok("search", json!({"pattern": "fn \\w+\\("})).await;
-    assert_eq!(
-        out.content,
-        "src/a.rs:1: fn alpha() {}\nsrc/a.rs:2: fn beta() {}\n"
-    );
-    let out = wt
-        .ok("search", json!({"pattern": "alpha", "glob": "*.py"}))
-        .await;
-    assert_eq!(out.content, "src/b.py:1: def alpha(): pass\n");
-    let out = wt
-        .ok("search", json!({"pattern": "alpha", "path": "src/a.rs"}))
-        .await;
-    assert_eq!(out.content, "src/a.rs:1: fn alpha() {}\n");
-    let out = wt.ok("search", json!({"pattern": "gamma"})).await;
-    assert_eq!(out.content, "No matches for `gamma` in `.`.");
-    let err = wt
-        .model_error("search", json!({"pattern": "fn alpha("}))
-        .await;
-    assert!(err.starts_with("invalid regex `fn alpha(`"), "{err}");
-    assert!(err.contains("backslash"), "{err}");
-}
-
-#[tokio::test]
-async fn search_caps_matches() {
-    let many: String = (0..300).map(|i| format!("hit {i}\n")).collect();
-    let wt = Worktree::new(&[("many.txt", &many)]);
-    let out = wt.ok("search", json!({"pattern": "hit"})).await;
-    assert_eq!(out.content.lines().count(), 201);
-    assert!(out.content.contains("[Showing the first 200 matches"));
 }
 
 #[tokio::test]
