@@ -179,7 +179,9 @@ impl Engine {
 
     /// The New task form picked `repo` (and `base`): prepare a worktree for its task now.
     pub async fn prepare_worktree(&self, repo: &str, base: Option<&str>) -> Result<(), IpcError> {
-        self.preparation.prepare(&self.home, repo, base).await
+        self.preparation
+            .prepare(&self.home, repo, base, Arc::clone(&self.store))
+            .await
     }
 
     /// The New task form closed without starting: remove what it prepared.

@@ -11,6 +11,8 @@ use tokio::task::JoinHandle;
 #[derive(Default)]
 pub struct Preparation {
     current: Mutex<Option<Prepared>>,
+    /// Repositories whose map is being warmed now.
+    warming: std::sync::Arc<Mutex<std::collections::HashSet<PathBuf>>>,
 }
 
 struct Prepared {
@@ -27,9 +29,11 @@ impl Preparation {
         home: &Path,
         repo: &str,
         base: Option<&str>,
+        store: std::sync::Arc<bosun_store::Store>,
     ) -> Result<(), IpcError> {
         let root = bosun_workspace::resolve_repo(Path::new(repo.trim()))
             .map_err(|e| IpcError::new("not_a_repo", e.to_string()))?;
+        self.warm_map(&root, store);
         let base = bosun_workspace::resolve_base(&root, base.filter(|b| !b.trim().is_empty()))
             .map_err(|e| IpcError::new("bad_request", e.to_string()))?;
         let previous = self.take();
@@ -73,6 +77,32 @@ impl Preparation {
             let _ = p.job.await;
             drop_spares(home, &p.repo).await;
         }
+    }
+
+    /// Starts building `root`'s repository map on a thread of its own, so its tags are in the
+    /// journal's cache (shared by every worktree) when the task's first request needs the map.
+    fn warm_map(&self, root: &Path, store: std::sync::Arc<bosun_store::Store>) {
+        let Ok(mut warming) = self.warming.lock() else {
+            return;
+        };
+        if !warming.insert(root.to_path_buf()) {
+            return;
+        }
+        let (root, warming) = (root.to_path_buf(), std::sync::Arc::clone(&self.warming));
+        let _ = std::thread::Builder::new()
+            .name("bosun-map-warm".into())
+            .spawn(move || {
+                let (_, stats) = bosun_context::RepoMap::build_cached(&root, Some(&store));
+                tracing::debug!(
+                    "warmed the map of {}: {} files, {} parsed",
+                    root.display(),
+                    stats.files,
+                    stats.parsed
+                );
+                if let Ok(mut w) = warming.lock() {
+                    w.remove(&root);
+                }
+            });
     }
 
     fn take(&self) -> Option<Prepared> {

@@ -30,6 +30,8 @@ struct State {
     pending: Vec<String>,
     /// Bumped by every change folded in, so a reader knows its rendering is stale.
     version: u64,
+    /// A command ran while the build did: the tree is looked at again once it ends.
+    rebuild: bool,
 }
 
 impl LiveMap {
@@ -78,6 +80,9 @@ impl LiveMap {
         match built {
             Ok((map, stats)) => self.finish(Some(map), stats, ms),
             Err(_) => self.finish(None, BuildStats::default(), ms),
+        }
+        if self.state.lock().is_ok_and(|s| s.rebuild) {
+            self.rebuild();
         }
     }
 
@@ -154,6 +159,15 @@ impl LiveMap {
     /// Builds the whole map again (after a command, which may have changed anything): only the
     /// files whose blobs changed are parsed.
     pub fn rebuild(&self) {
+        // While the first build runs, it is looked at again when it ends.
+        match self.state.lock() {
+            Ok(mut s) if !s.done => {
+                s.rebuild = true;
+                return;
+            }
+            Ok(mut s) => s.rebuild = false,
+            Err(_) => return,
+        }
         let (map, _) = RepoMap::build_cached(&self.root, self.store.as_deref());
         let Ok(mut state) = self.state.lock() else {
             return;

@@ -22,6 +22,7 @@ mod nudges;
 mod prices;
 mod profiles;
 mod redaction;
+mod repo_map;
 mod resume;
 mod retries;
 mod review;

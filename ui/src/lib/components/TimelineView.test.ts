@@ -47,6 +47,30 @@ describe("the timeline", () => {
     );
   });
 
+  it("shows the request's context in one line that expands to each file and why", () => {
+    const view = render([
+      ev(1, {
+        type: "context_assembled",
+        items: [
+          { kind: "map", path: "pricing.py", reason: "defines `calc_total`, named in the prompt", tokens: 120 },
+          { kind: "map", path: "invoice.py", reason: "ranked 2 by the map", tokens: 1430 },
+        ],
+        total_tokens: 1550,
+        budget_tokens: 2000,
+      }),
+    ]);
+    const line = view.querySelector<HTMLDetailsElement>('[data-testid="timeline-context"]');
+    expect(line?.querySelector("summary")?.textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "◇ Context: map of 2 files, 1.6k tokens of 2.0k",
+    );
+    expect(line?.open).toBe(false);
+    const rows = [...(line?.querySelectorAll("li") ?? [])].map((li) => li.textContent?.replace(/\s+/g, " ").trim());
+    expect(rows).toEqual([
+      "pricing.py defines `calc_total`, named in the prompt 120",
+      "invoice.py ranked 2 by the map 1.4k",
+    ]);
+  });
+
   it("collapses and expands the output panel", () => {
     const view = render();
     const head = view.querySelector<HTMLButtonElement>('[data-tool="run_command"] button');

@@ -1,5 +1,7 @@
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ApprovalRequested } from "../bindings/ApprovalRequested";
+import type { ContextItem } from "../bindings/ContextItem";
+import type { ContextKind } from "../bindings/ContextKind";
 import type { Event } from "../bindings/Event";
 import type { NetworkDecision } from "../bindings/NetworkDecision";
 import type { NudgeReason } from "../bindings/NudgeReason";
@@ -46,6 +48,8 @@ export type TimelineItem =
   | (Entry & { kind: "warning"; code: string; message: string })
   /** Bosun answered a reply that made no progress; `message` is exactly what the model was told. */
   | (Entry & { kind: "nudge"; reason: NudgeReason; message: string })
+  /** What a request showed the model about the repository (the map's files, …) and why. */
+  | (Entry & { kind: "context"; items: ContextItem[]; totalTokens: number; budgetTokens: number })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
   /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
@@ -366,6 +370,15 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
       case "nudge":
         next.items.push({ ...base, kind: "nudge", reason: ev.reason, message: ev.message });
         break;
+      case "context_assembled":
+        next.items.push({
+          ...base,
+          kind: "context",
+          items: ev.items,
+          totalTokens: ev.total_tokens,
+          budgetTokens: ev.budget_tokens,
+        });
+        break;
       case "redacted":
         next.items.push({ ...base, kind: "redacted", count: ev.count, kinds: ev.kinds, place: ev.place });
         break;
@@ -519,6 +532,35 @@ export function reviewText(r: ReviewEvent): string {
     case "recreate_worktree":
       return r.checkpoint === 0 ? "The worktree was made again at the base" : `The worktree was made again at checkpoint ${r.checkpoint}`;
   }
+}
+
+/** `950`, `1.2k`, `12k` (as the CLI prints them). */
+export function shortCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 10000) return `${(n / 1000).toFixed(1)}k`;
+  return `${Math.round(n / 1000)}k`;
+}
+
+const contextKinds: [ContextKind, string, string][] = [
+  ["file", "file", "files"],
+  ["test", "test", "tests"],
+  ["symbols", "symbol list", "symbol lists"],
+  ["recent_changes", "recent change", "recent changes"],
+  ["instructions", "instruction file", "instruction files"],
+];
+
+/** A request's context in one line: `Context: map of 5 files, 1.2k tokens`. */
+export function contextLine(items: ContextItem[], totalTokens: number): string {
+  const count = (k: ContextKind) => items.filter((i) => i.kind === k).length;
+  const parts: string[] = [];
+  const map = count("map");
+  if (map > 0) parts.push(`map of ${map} ${map === 1 ? "file" : "files"}`);
+  for (const [k, one, many] of contextKinds) {
+    const n = count(k);
+    if (n > 0) parts.push(`${n} ${n === 1 ? one : many}`);
+  }
+  if (parts.length === 0) parts.push("nothing");
+  return `Context: ${parts.join(", ")}, ${shortCount(totalTokens)} tokens`;
 }
 
 /** Why Bosun nudged the model, in words. */

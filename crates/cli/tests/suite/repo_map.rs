@@ -1,0 +1,222 @@
+//! The repository map in a task's requests: ranked towards what the prompt names, within its
+//! budget, without read-denied files, following the task's edits, counted by the server's
+//! tokenizer when it has one, and said in `context_assembled`; a map that is not ready in 1 s
+//! joins the next request.
+
+use super::support::*;
+use bosun_protocol::{ContextKind, EventMsg};
+use bosun_testkit::{MockModelServer, MockOptions, MockReply};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn write(env: &Env, rel: &str, text: &str) {
+    let p = env.repo.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn python_repo(env: &Env) {
+    write(
+        env,
+        "shop/pricing.py",
+        "TAX = 0.2\n\n\ndef calc_total(lines):\n    return round(sum(lines), 2)\n",
+    );
+    write(
+        env,
+        "shop/invoice.py",
+        "from shop.pricing import calc_total\n\n\nclass Invoice:\n    def total(self):\n        return calc_total(self.lines)\n",
+    );
+    write(
+        env,
+        "shop/report.py",
+        "from shop.pricing import calc_total\n\n\ndef report(days):\n    return [calc_total(d) for d in days]\n",
+    );
+    write(env, "internal/keys.py", "def signing_key():\n    return 'k'\n");
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-q", "-m", "shop"]);
+}
+
+fn system(req: &bosun_testkit::RecordedRequest) -> String {
+    messages(req)
+        .into_iter()
+        .find(|m| m["role"] == "system")
+        .and_then(|m| m["content"].as_str().map(str::to_string))
+        .unwrap()
+}
+
+fn assembled(run: &Run) -> Vec<&bosun_protocol::ContextAssembled> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ContextAssembled(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn deny_internal(env: &Env) -> String {
+    std::fs::create_dir_all(&env.home).unwrap();
+    let policy = env.home.join("deny-internal.toml");
+    std::fs::write(&policy, "[paths]\nread_deny = [\"internal/**\"]\n").unwrap();
+    policy.display().to_string()
+}
+
+#[test]
+fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
+    let env = Env::new();
+    python_repo(&env);
+    let policy = deny_internal(&env);
+    let server = MockModelServer::start_blocking(vec![text("calc_total rounds to cents.")]).unwrap();
+    let run = env.run(
+        &server,
+        "Why does calc_total round its result?",
+        &["--policy", &policy],
+    );
+    assert!(run.code().is_some(), "{}", run.stderr());
+    let sys = system(&server.model_requests()[0]);
+    let map = &sys[sys.find("# Repository map").expect("no map in the first request")..];
+    // The file defining the name the prompt gives comes first, with its signatures.
+    assert!(
+        map.contains("shop/pricing.py:\n    1│ TAX = 0.2\n    4│ def calc_total(lines):\n"),
+        "{map}"
+    );
+    let first_file = map.lines().find(|l| l.ends_with(".py:")).unwrap();
+    assert_eq!(first_file, "shop/pricing.py:");
+    // Nested definitions sit within their class.
+    assert!(
+        map.contains("    4│ class Invoice:\n    5│     def total(self):\n"),
+        "{map}"
+    );
+    // A read-denied file is not in the map.
+    assert!(!map.contains("internal/") && !map.contains("signing_key"), "{map}");
+    // What went in, and why, is an event before the first request's usage.
+    let events = assembled(&run);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let c = events[0];
+    assert_eq!(c.items[0].path.as_deref(), Some("shop/pricing.py"));
+    assert_eq!(c.items[0].kind, ContextKind::Map);
+    assert_eq!(
+        c.items[0].reason,
+        "defines `calc_total`, named in the prompt"
+    );
+    // The three Python files and the fixture's two Rust ones.
+    assert_eq!(c.items.len(), 5, "{c:?}");
+    assert!(c.total_tokens > 0 && c.total_tokens <= c.budget_tokens, "{c:?}");
+    assert_eq!(c.budget_tokens, 2_000, "unknown window: 2,000");
+    let kinds = run.kinds();
+    let at = kinds.iter().position(|k| *k == "context_assembled").unwrap();
+    let usage = kinds.iter().position(|k| *k == "usage").unwrap();
+    assert!(at < usage, "{kinds:?}");
+}
+
+#[test]
+fn the_map_follows_the_tasks_edits_and_leans_towards_the_files_changed() {
+    let env = Env::new();
+    python_repo(&env);
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "call_1",
+            "write_file",
+            json!({"path": "shop/tax.py", "content": "def apply_tax(amount, rate):\n    return amount * (1 + rate)\n"}),
+        )]),
+        // A read changes nothing: the map (and the system prompt) stay as they were.
+        tools(vec![call(
+            "call_2",
+            "read_file",
+            json!({"path": "shop/tax.py"}),
+        )]),
+        text("Added shop/tax.py with apply_tax."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "Add a tax helper module", &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let sent = server.model_requests();
+    assert_eq!(sent.len(), 3);
+    let first = system(&sent[0]);
+    assert!(!first.contains("apply_tax"), "{first}");
+    let second = system(&sent[1]);
+    assert!(
+        second.contains("shop/tax.py:\n    1│ def apply_tax(amount, rate):\n"),
+        "{second}"
+    );
+    assert_eq!(system(&sent[2]), second, "nothing changed: the same prompt");
+    let events = assembled(&run);
+    assert_eq!(events.len(), 2, "{events:?}");
+    let tax = events[1]
+        .items
+        .iter()
+        .find(|i| i.path.as_deref() == Some("shop/tax.py"))
+        .unwrap();
+    assert_eq!(tax.reason, "changed by the task");
+    assert_eq!(events[1].items[0].path.as_deref(), Some("shop/tax.py"));
+}
+
+#[test]
+fn a_server_with_a_tokenizer_counts_the_maps_tokens() {
+    let env = Env::new();
+    python_repo(&env);
+    let server = MockModelServer::start_blocking_with(
+        vec![MockReply::from(text("ok"))],
+        MockOptions {
+            tokenize: true,
+            ..MockOptions::default()
+        },
+    )
+    .unwrap();
+    let run = env.run(&server, "Explain calc_total", &[]);
+    assert!(run.code().is_some(), "{}", run.stderr());
+    let sys = system(&server.model_requests()[0]);
+    let map = &sys[sys.find("# Repository map").unwrap()..];
+    let c = assembled(&run)[0];
+    // The mock counts a token per 4 bytes; the estimate would be bytes / 3.5.
+    assert_eq!(c.total_tokens as usize, map.len().div_ceil(4), "{c:?}");
+    // The tokenizer is not recorded as a model request.
+    assert_eq!(server.model_requests().len(), server.requests().len());
+}
+
+#[test]
+fn a_map_not_ready_in_a_second_joins_the_next_request() {
+    let env = Env::new();
+    // Big enough that parsing it takes seconds in a debug build (2.3 s here): the first
+    // request does not wait for it.
+    for i in 0..20 {
+        let mut text = String::new();
+        for j in 0..4000 {
+            text.push_str(&format!(
+                "def f{i}_{j}(x):\n    return g{i}_{j}(x) + {j}\n\n\n"
+            ));
+        }
+        write(&env, &format!("gen/m{i}.py"), &text);
+    }
+    write(&env, "app.py", "def late_marker():\n    return 1\n");
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-q", "-m", "big"]);
+    // The task lasts long enough for the build to end (four 2 s commands).
+    let sleep = |id: &str| tools(vec![call(id, "run_command", json!({"command": "sleep 2"}))]);
+    let server = MockModelServer::start_blocking(vec![
+        sleep("call_1"),
+        sleep("call_2"),
+        sleep("call_3"),
+        sleep("call_4"),
+        text("Looked."),
+    ])
+    .unwrap();
+    let started = std::time::Instant::now();
+    let run = env.run(&server, "Look at late_marker", &[]);
+    assert!(run.code().is_some(), "{}", run.stderr());
+    let sent = server.model_requests();
+    let with_map: Vec<bool> = sent
+        .iter()
+        .map(|r| system(r).contains("# Repository map"))
+        .collect();
+    // The first request went without the map; a later one has it, and once in, it stays.
+    assert!(!with_map[0], "the first request waited for the whole map: {with_map:?}");
+    let joined = with_map.iter().position(|m| *m).expect("the map never joined");
+    assert!(with_map[joined..].iter().all(|m| *m), "{with_map:?}");
+    let sys = system(&sent[joined]);
+    assert!(sys.contains("app.py:\n    1│ def late_marker():"), "{sys}");
+    println!(
+        "requests with the map: {with_map:?} ({} ms)",
+        started.elapsed().as_millis()
+    );
+}

@@ -1,0 +1,96 @@
+// End to end: the repository map's files in a task's context line, in the real app (custom-protocol
+// build, Xvfb, WebDriver). The CLI runs a task against the scripted mock model on a small Python
+// repository; the app follows it, and its timeline shows one line ("Context: map of 3 files, …
+// tokens") that expands to each file and why it is there, the file defining the name the prompt
+// gives first.
+//
+// Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun and
+// bosun-mock-model in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { openSession, startDriver, waitFor } from "./webdriver.mjs";
+import { bin, git, recorded, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+
+function shopRepo(dir) {
+  const files = {
+    "shop/pricing.py": "TAX = 0.2\n\n\ndef calc_total(lines):\n    return round(sum(lines), 2)\n",
+    "shop/invoice.py":
+      "from shop.pricing import calc_total\n\n\nclass Invoice:\n    def total(self):\n        return calc_total(self.lines)\n",
+    "shop/report.py": "from shop.pricing import calc_total\n\n\ndef report(days):\n    return [calc_total(d) for d in days]\n",
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  git(dir, "init", "-q", "-b", "main");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "shop");
+  return dir;
+}
+
+describe("the task's context line", () => {
+  let work;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), "bosun-e2e-context-"));
+  });
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("shows the map's files and why each went into the request, in light and dark", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun", "bosun-mock-model");
+    const home = join(work, "home");
+    const repo = shopRepo(join(work, "shop"));
+    const mock = await startMockModel(work, [
+      { kind: "reply", text: "calc_total rounds the sum to cents.", usage: { input_tokens: 900, output_tokens: 12 } },
+    ]);
+    t.after(() => mock.stop());
+    const run = spawnSync(
+      bin("bosun"),
+      ["run", "--json", "--repo", repo, "--prompt", "Why does calc_total round?", "--api", "openai-chat",
+        "--base-url", `${mock.url}/v1`, "--model", "mock-model"],
+      { env: { ...process.env, BOSUN_HOME: home }, encoding: "utf8" },
+    );
+    assert.ok(run.status !== null, run.stderr);
+    const events = run.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const assembled = events.find((e) => e.type === "context_assembled");
+    assert.ok(assembled, `no context_assembled event:\n${run.stderr}`);
+    const system = recorded(work)[0].body.messages.find((m) => m.role === "system").content;
+    assert.match(system, /# Repository map\n[^]*shop\/pricing\.py:\n {4}1│ TAX = 0\.2\n {4}4│ def calc_total\(lines\):/);
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await app.click(await waitFor("the task in the sidebar", () => app.find(".sidebar [data-task-id]")));
+    const line = '[data-testid="timeline-context"]';
+    await waitFor("the context line", () => app.find(line));
+    const summary = (await app.textOf(`${line} summary`)).replace(/\s+/g, " ").trim();
+    assert.match(summary, /^◇ Context: map of 3 files, \d+ tokens of 2\.0k$/);
+    assert.ok(summary.includes(`${assembled.total_tokens} tokens`), `${summary} vs ${assembled.total_tokens}`);
+    // Folded, it is one line; opened, it lists each file and why.
+    assert.equal(await app.count(`${line}[open]`), 0);
+    await app.click(await app.find(`${line} summary`));
+    await waitFor("the context line to open", () => app.find(`${line}[open]`));
+    const rows = await app.run(
+      "return [...document.querySelectorAll(arguments[0])].map(li => li.textContent.replace(/\\s+/g, ' ').trim());",
+      `${line} li`,
+    );
+    assert.equal(rows.length, 3, rows.join(" | "));
+    assert.match(rows[0], /^shop\/pricing\.py defines `calc_total`, named in the prompt \d+$/);
+    assert.ok(rows.some((r) => r.startsWith("shop/invoice.py ")), rows.join(" | "));
+    t.diagnostic(`light: ${await screenshot(app, "context-line-light.png")}`);
+    await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));
+    await app.run(
+      "const el = document.querySelector('[data-settings] select[name=\"theme\"]'); el.value = 'dark'; el.dispatchEvent(new Event('change', {bubbles: true}));",
+    );
+    await waitFor("the dark theme", () => app.run("return document.documentElement.dataset.theme === 'dark';"));
+    await app.click(await app.find(".sidebar [data-task-id]"));
+    await waitFor("the context line again", () => app.find(line));
+    t.diagnostic(`dark: ${await screenshot(app, "context-line-dark.png")}`);
+  });
+});
