@@ -192,7 +192,7 @@ fn enclosing(tags: &[Tag], line: u32, me: &Tag) -> Option<String> {
 }
 
 /// The words of a signature before the name (`pub`, `struct`, `async`, `def`, …).
-fn keywords<'a>(t: &'a Tag) -> Vec<&'a str> {
+fn keywords(t: &Tag) -> Vec<&str> {
     let before = t
         .signature
         .find(t.name.as_str())

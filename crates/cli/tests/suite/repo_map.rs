@@ -5,7 +5,7 @@
 
 use super::support::*;
 use bosun_protocol::{ContextKind, EventMsg};
-use bosun_testkit::{MockModelServer, MockOptions, MockReply};
+use bosun_testkit::{MockModelServer, MockOptions};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -31,7 +31,11 @@ fn python_repo(env: &Env) {
         "shop/report.py",
         "from shop.pricing import calc_total\n\n\ndef report(days):\n    return [calc_total(d) for d in days]\n",
     );
-    write(env, "internal/keys.py", "def signing_key():\n    return 'k'\n");
+    write(
+        env,
+        "internal/keys.py",
+        "def signing_key():\n    return 'k'\n",
+    );
     git(&env.repo, &["add", "-A"]);
     git(&env.repo, &["commit", "-q", "-m", "shop"]);
 }
@@ -66,7 +70,8 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
     let env = Env::new();
     python_repo(&env);
     let policy = deny_internal(&env);
-    let server = MockModelServer::start_blocking(vec![text("calc_total rounds to cents.")]).unwrap();
+    let server =
+        MockModelServer::start_blocking(vec![text("calc_total rounds to cents.")]).unwrap();
     let run = env.run(
         &server,
         "Why does calc_total round its result?",
@@ -74,7 +79,9 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
     );
     assert!(run.code().is_some(), "{}", run.stderr());
     let sys = system(&server.model_requests()[0]);
-    let map = &sys[sys.find("# Repository map").expect("no map in the first request")..];
+    let map = &sys[sys
+        .find("# Repository map")
+        .expect("no map in the first request")..];
     // The file defining the name the prompt gives comes first, with its signatures.
     assert!(
         map.contains("shop/pricing.py:\n    1│ TAX = 0.2\n    4│ def calc_total(lines):\n"),
@@ -88,7 +95,10 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
         "{map}"
     );
     // A read-denied file is not in the map.
-    assert!(!map.contains("internal/") && !map.contains("signing_key"), "{map}");
+    assert!(
+        !map.contains("internal/") && !map.contains("signing_key"),
+        "{map}"
+    );
     // What went in, and why, is an event before the first request's usage.
     let events = assembled(&run);
     assert_eq!(events.len(), 1, "{events:?}");
@@ -101,10 +111,16 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
     );
     // The three Python files and the fixture's two Rust ones.
     assert_eq!(c.items.len(), 5, "{c:?}");
-    assert!(c.total_tokens > 0 && c.total_tokens <= c.budget_tokens, "{c:?}");
+    assert!(
+        c.total_tokens > 0 && c.total_tokens <= c.budget_tokens,
+        "{c:?}"
+    );
     assert_eq!(c.budget_tokens, 2_000, "unknown window: 2,000");
     let kinds = run.kinds();
-    let at = kinds.iter().position(|k| *k == "context_assembled").unwrap();
+    let at = kinds
+        .iter()
+        .position(|k| *k == "context_assembled")
+        .unwrap();
     let usage = kinds.iter().position(|k| *k == "usage").unwrap();
     assert!(at < usage, "{kinds:?}");
 }
@@ -156,7 +172,7 @@ fn a_server_with_a_tokenizer_counts_the_maps_tokens() {
     let env = Env::new();
     python_repo(&env);
     let server = MockModelServer::start_blocking_with(
-        vec![MockReply::from(text("ok"))],
+        vec![text("ok")],
         MockOptions {
             tokenize: true,
             ..MockOptions::default()
@@ -210,8 +226,14 @@ fn a_map_not_ready_in_a_second_joins_the_next_request() {
         .map(|r| system(r).contains("# Repository map"))
         .collect();
     // The first request went without the map; a later one has it, and once in, it stays.
-    assert!(!with_map[0], "the first request waited for the whole map: {with_map:?}");
-    let joined = with_map.iter().position(|m| *m).expect("the map never joined");
+    assert!(
+        !with_map[0],
+        "the first request waited for the whole map: {with_map:?}"
+    );
+    let joined = with_map
+        .iter()
+        .position(|m| *m)
+        .expect("the map never joined");
     assert!(with_map[joined..].iter().all(|m| *m), "{with_map:?}");
     let sys = system(&sent[joined]);
     assert!(sys.contains("app.py:\n    1│ def late_marker():"), "{sys}");
