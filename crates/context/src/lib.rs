@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::Path;
 
+pub mod localise_bench;
 mod map;
 pub mod map_bench;
 mod repo;
