@@ -60,6 +60,14 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
         if let Some(s) = cause.downcast_ref::<bosun_store::StoreError>() {
             return for_store(s);
         }
+        if let Some(l) = cause.downcast_ref::<bosun_context::localise_bench::LocaliseError>() {
+            // A task list that does not parse is what was typed; a download or an archive
+            // that fails is the surroundings'.
+            return match l {
+                bosun_context::localise_bench::LocaliseError::Tasks { .. } => USAGE,
+                _ => FAILED,
+            };
+        }
         if cause.downcast_ref::<std::io::Error>().is_some() {
             return FAILED;
         }

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 
 mod live;
+pub mod localise_bench;
 mod map;
 pub mod map_bench;
 mod repo;

@@ -1,4 +1,4 @@
-//! The start benchmark runs and prints its figures (the figures themselves are not asserted:
+//! The benchmarks run and print their figures (the figures themselves are not asserted:
 //! a benchmark is a command that prints, never a timed test).
 
 use super::support::*;
@@ -52,4 +52,36 @@ fn the_guard_benchmark_prints_a_row_per_language_against_the_budget() {
             "{lang} missing:\n{out}"
         );
     }
+}
+
+#[test]
+fn the_localise_benchmark_offline_with_an_empty_cache_fails_saying_which_download() {
+    let env = Env::new();
+    let cache = env.dir.path().join("localise-cache");
+    // A proxy nobody listens on: no request leaves the test.
+    let out = env
+        .bosun()
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("https_proxy", "http://127.0.0.1:9")
+        .args(["bench", "localise", "--cache", cache.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("could not download https://static.crates.io/crates/")
+            && err.contains("is the network up?"),
+        "{err}"
+    );
+    // A task list that does not parse is the user's to fix: exit 2.
+    let bad = env.dir.path().join("tasks.toml");
+    std::fs::write(&bad, "[[task]]\nname = 1\n").unwrap();
+    let out = env
+        .bosun()
+        .args(["bench", "localise", "--tasks", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the task list"), "{err}");
 }
