@@ -16,14 +16,14 @@ mod symbols;
 mod task_files;
 pub use live::{Keep, LiveMap};
 pub use map::{
-    BuildStats, MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered, RepoMap, blob_id,
-    estimate_tokens, outline_lines,
+    BuildStats, FOCUS_BLEND, MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered,
+    RepoMap, blob_id, estimate_tokens, outline_lines,
 };
 pub use repo::{
     REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
     repo_context_within,
 };
-pub use symbols::{SYMBOL_KINDS, Symbol, SymbolQuery, kind_matches};
+pub use symbols::{SYMBOL_KINDS, Symbol, SymbolQuery, Weighted, kind_matches};
 pub use task_files::{
     TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
 };

@@ -309,8 +309,10 @@ pub fn score_task(root: &Path, task: &Task) -> TaskResult {
     let paths: Vec<String> = map.files.iter().map(|f| f.path.clone()).collect();
     let focus = crate::repo::named_files(&task.prompt, &paths);
     let idents = crate::identifiers(&task.prompt);
+    // Ranked as a task's request ranks it.
+    let (focus_files, focus_idents) = map.task_focus(&task.prompt);
     let ranked: Vec<String> = map
-        .rank(&focus, &idents)
+        .rank_weighted(&focus_files, &focus_idents)
         .into_iter()
         .map(|r| r.path)
         .collect();
@@ -450,13 +452,13 @@ pub fn print(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let rows = [
         ("all", report.tasks.len(), &report.map, &report.baseline),
         (
-            "with a focus",
+            "with a defined identifier",
             report.with_focus.tasks,
             &report.with_focus.map,
             &report.with_focus.baseline,
         ),
         (
-            "no focus (PageRank only)",
+            "no defined identifier",
             report.without_focus.tasks,
             &report.without_focus.map,
             &report.without_focus.baseline,
@@ -704,7 +706,7 @@ files = ["src/lib.rs"]
         let table = String::from_utf8(table).unwrap();
         assert!(table.contains("demo 0.1.0→0.1.1"), "{table}");
         assert!(table.contains("recall@1"), "{table}");
-        assert!(table.contains("with a focus (1)"), "{table}");
+        assert!(table.contains("with a defined identifier (1)"), "{table}");
         assert_eq!(
             (report.with_focus.tasks, report.without_focus.tasks),
             (1, 1)

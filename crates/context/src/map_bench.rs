@@ -130,7 +130,11 @@ pub fn run(
         // What a task does after an edit tool: the edited file folded into its map.
         let mut live = map.clone();
         let t = Instant::now();
-        let upd = live.update(root, &[edit.to_string_lossy().replace('\\', "/")], Some(&store));
+        let upd = live.update(
+            root,
+            &[edit.to_string_lossy().replace('\\', "/")],
+            Some(&store),
+        );
         let upd_t = t.elapsed();
         std::fs::write(&path, &before)?;
         writeln!(

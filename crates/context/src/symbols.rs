@@ -158,6 +158,193 @@ impl RepoMap {
     }
 }
 
+/// A focus and its weight (1: named outright; less: only suggested).
+pub type Weighted = Vec<(String, f64)>;
+
+/// Weight of a plain word of the prompt that is a name the map defines.
+const PLAIN_NAME_WEIGHT: f64 = 0.3;
+/// Weight, shared out, of the files whose path or definitions' words the prompt's words match.
+const LEXICAL_WEIGHT: f64 = 0.3;
+/// At most this many files get a lexical share.
+const LEXICAL_FILES: usize = 20;
+
+impl RepoMap {
+    /// What a task's prompt points at, weighted: the files it names and the names written like
+    /// code (1), plain words that are defined names ([`PLAIN_NAME_WEIGHT`]), and the files whose
+    /// path or definitions' words share the prompt's words ("compression" and
+    /// `compress_block`, "pipe" and `src/pipe.rs`: [`LEXICAL_WEIGHT`] shared by score).
+    pub fn task_focus(&self, prompt: &str) -> (Weighted, Weighted) {
+        let (files, idents) = self.focus(prompt);
+        let coded = crate::identifiers(prompt);
+        let mut files: Weighted = files.into_iter().map(|f| (f, 1.0)).collect();
+        let idents: Weighted = idents
+            .into_iter()
+            .map(|x| {
+                let w = if coded.contains(&x) {
+                    1.0
+                } else {
+                    PLAIN_NAME_WEIGHT
+                };
+                (x, w)
+            })
+            .collect();
+        let words = prompt_words(prompt);
+        if words.is_empty() {
+            return (files, idents);
+        }
+        let mut scored: Vec<(usize, &str)> = Vec::new();
+        for f in &self.files {
+            let mut tokens: Vec<String> = Vec::new();
+            for part in f.path.split(['/', '.', '_', '-']) {
+                tokens.extend(word_tokens(part));
+            }
+            for t in f.tags.iter().filter(|t| t.role == Role::Definition) {
+                tokens.extend(word_tokens(&t.name));
+            }
+            let hits = words
+                .iter()
+                .filter(|w| tokens.iter().any(|t| same_word(w, t)))
+                .count();
+            if hits > 0 {
+                scored.push((hits, f.path.as_str()));
+            }
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored.truncate(LEXICAL_FILES);
+        let total: usize = scored.iter().map(|(h, _)| h * h).sum();
+        for (hits, path) in scored {
+            let w = LEXICAL_WEIGHT * (hits * hits) as f64 / total as f64;
+            match files.iter_mut().find(|(f, _)| f == path) {
+                Some(entry) => entry.1 += w,
+                None => files.push((path.to_string(), w)),
+            }
+        }
+        (files, idents)
+    }
+}
+
+/// The prompt's words that may name something: four letters or more, lowercased, not a stop
+/// word, each once.
+fn prompt_words(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in prompt.split(|c: char| !c.is_alphanumeric()) {
+        for t in word_tokens(w) {
+            if t.chars().count() >= 4
+                && !STOP_WORDS.contains(&t.as_str())
+                && !LEXICAL_STOP_WORDS.contains(&t.as_str())
+                && !out.contains(&t)
+            {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The lowercase words of a name: `compress_block` → compress, block; `HttpClient` → http,
+/// client.
+fn word_tokens(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether a prompt word and a name's word are the same word: equal, or one a prefix of the
+/// other of at least four letters covering most of it ("compression" / "compress").
+fn same_word(word: &str, token: &str) -> bool {
+    if token.len() < 3 {
+        return false;
+    }
+    if word == token {
+        return true;
+    }
+    let (short, long) = if word.len() <= token.len() {
+        (word, token)
+    } else {
+        (token, word)
+    };
+    short.len() >= 4 && long.starts_with(short) && short.len() * 3 >= long.len() * 2
+}
+
+/// Words common in release notes and requests that say nothing about where.
+const LEXICAL_STOP_WORDS: &[&str] = &[
+    "added",
+    "adds",
+    "fixed",
+    "fixes",
+    "changed",
+    "changes",
+    "removed",
+    "support",
+    "supports",
+    "now",
+    "allow",
+    "allows",
+    "instead",
+    "when",
+    "also",
+    "used",
+    "uses",
+    "using",
+    "case",
+    "cases",
+    "issue",
+    "release",
+    "version",
+    "behavior",
+    "behaviour",
+    "correctly",
+    "properly",
+    "panic",
+    "crate",
+    "library",
+    "rust",
+    "python",
+    "feature",
+    "features",
+    "being",
+    "after",
+    "before",
+    "without",
+    "like",
+    "more",
+    "than",
+    "does",
+    "doesn",
+    "were",
+    "will",
+    "been",
+    "into",
+    "other",
+    "such",
+    "each",
+    "some",
+    "any",
+    "could",
+    "work",
+    "works",
+    "make",
+    "makes",
+];
+
 /// Plain words that name nothing in particular even where a repository defines them.
 const STOP_WORDS: &[&str] = &[
     "this", "that", "with", "from", "when", "then", "else", "into", "make", "should", "would",
@@ -347,6 +534,42 @@ mod tests {
             ..Default::default()
         });
         assert!(none.is_empty(), "{none:?}");
+    }
+
+    #[test]
+    fn plain_words_of_the_prompt_point_at_the_files_whose_paths_and_names_share_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        };
+        // A hub everything uses, and the file the release note is about, which uses the hub.
+        w("src/util.rs", "pub fn helper() -> u32 {\n    1\n}\n");
+        w(
+            "src/codec.rs",
+            "pub fn compress_block(b: &[u8]) -> Vec<u8> {\n    helper();\n    b.to_vec()\n}\n",
+        );
+        for i in 0..4 {
+            w(
+                &format!("src/m{i}.rs"),
+                &format!("pub fn m{i}() -> u32 {{\n    helper()\n}}\n"),
+            );
+        }
+        let map = RepoMap::build(dir.path());
+        // Global PageRank alone puts the hub first.
+        assert_eq!(map.rank(&[], &[])[0].path, "src/util.rs");
+        let prompt = "Fixed a panic in block compression when the input is empty.";
+        let (files, idents) = map.task_focus(prompt);
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(files[0].0, "src/codec.rs");
+        assert!(files[0].1 < 1.0, "only suggested: {files:?}");
+        assert!(idents.is_empty(), "{idents:?}");
+        let ranked = map.rank_weighted(&files, &idents);
+        assert_eq!(ranked[0].path, "src/codec.rs", "{ranked:?}");
+        // Named outright, a function keeps its file first though the file uses the hub.
+        let ranked = map.rank(&[], &["compress_block".to_string()]);
+        assert_eq!(ranked[0].path, "src/codec.rs", "{ranked:?}");
     }
 
     #[test]

@@ -104,10 +104,13 @@ impl TaskRun {
                 .saturating_sub(used + 100)
                 .min(1_000);
         }
-        let (mut focus_files, idents) = map.focus(asked);
+        // Ranked as `bosun bench localise` measures it: what the prompt names and suggests,
+        // and the files the task changed.
+        let (mut focus_files, idents) = map.task_focus(asked);
         for t in &self.map_sent.touched {
-            if !focus_files.contains(t) {
-                focus_files.push(t.clone());
+            match focus_files.iter_mut().find(|(f, _)| f == t) {
+                Some(entry) => entry.1 = entry.1.max(1.0),
+                None => focus_files.push((t.clone(), 1.0)),
             }
         }
         let denied: Vec<String> = match self.policy.read() {
@@ -129,7 +132,7 @@ impl TaskRun {
             let idents = idents.clone();
             tokio::task::spawn_blocking(move || {
                 let ranked: Vec<_> = map
-                    .rank(&files, &idents)
+                    .rank_weighted(&files, &idents)
                     .into_iter()
                     .filter(|r| !denied.contains(&r.path))
                     .collect();
@@ -154,11 +157,25 @@ impl TaskRun {
             Some(n) => n,
             None => ((estimate(&text) as f64) * ratio).ceil() as usize,
         };
+        let named: Vec<String> = focus_files
+            .iter()
+            .filter(|(_, w)| *w >= 1.0)
+            .map(|(f, _)| f.clone())
+            .collect();
+        let suggested: Vec<String> = focus_files
+            .iter()
+            .filter(|(_, w)| *w < 1.0)
+            .map(|(f, _)| f.clone())
+            .collect();
+        let names: Vec<String> = idents.iter().map(|(x, _)| x.clone()).collect();
         let items = items(
             &ranking.text,
-            &focus_files,
-            &self.map_sent.touched,
-            &idents,
+            &Reasons {
+                named: &named,
+                suggested: &suggested,
+                touched: &self.map_sent.touched,
+                idents: &names,
+            },
             &map,
             ratio,
         );
@@ -200,15 +217,22 @@ fn estimate(text: &str) -> usize {
     bosun_context::estimate_tokens(text)
 }
 
+/// What the ranking was pointed at, to say why a file is in the map.
+struct Reasons<'a> {
+    named: &'a [String],
+    suggested: &'a [String],
+    touched: &'a [String],
+    idents: &'a [String],
+}
+
 /// One item per file of the rendered map, with why it is there and its tokens.
-fn items(
-    text: &str,
-    focus_files: &[String],
-    touched: &[String],
-    idents: &[String],
-    map: &bosun_context::RepoMap,
-    ratio: f64,
-) -> Vec<ContextItem> {
+fn items(text: &str, why: &Reasons, map: &bosun_context::RepoMap, ratio: f64) -> Vec<ContextItem> {
+    let Reasons {
+        named,
+        suggested,
+        touched,
+        idents,
+    } = why;
     let mut blocks: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         if !line.starts_with(' ') && line.ends_with(':') {
@@ -241,11 +265,13 @@ fn items(
                 .unwrap_or_default();
             let reason = if touched.contains(&path) {
                 "changed by the task".to_string()
-            } else if focus_files.contains(&path) {
+            } else if named.contains(&path) {
                 "named in the prompt".to_string()
             } else if !defines.is_empty() {
-                let named: Vec<String> = defines.iter().take(3).map(|d| format!("`{d}`")).collect();
-                format!("defines {}, named in the prompt", named.join(", "))
+                let names: Vec<String> = defines.iter().take(3).map(|d| format!("`{d}`")).collect();
+                format!("defines {}, named in the prompt", names.join(", "))
+            } else if suggested.contains(&path) {
+                "its path or names share the prompt's words".to_string()
             } else {
                 format!("ranked {} by the map", i + 1)
             };
