@@ -33,7 +33,7 @@ impl Preparation {
     ) -> Result<(), IpcError> {
         let root = bosun_workspace::resolve_repo(Path::new(repo.trim()))
             .map_err(|e| IpcError::new("not_a_repo", e.to_string()))?;
-        self.warm_map(&root, store);
+        self.warm_map(home, &root, store);
         let base = bosun_workspace::resolve_base(&root, base.filter(|b| !b.trim().is_empty()))
             .map_err(|e| IpcError::new("bad_request", e.to_string()))?;
         let previous = self.take();
@@ -81,7 +81,11 @@ impl Preparation {
 
     /// Starts building `root`'s repository map on a thread of its own, so its tags are in the
     /// journal's cache (shared by every worktree) when the task's first request needs the map.
-    fn warm_map(&self, root: &Path, store: std::sync::Arc<bosun_store::Store>) {
+    fn warm_map(&self, home: &Path, root: &Path, store: std::sync::Arc<bosun_store::Store>) {
+        // Read-denied files are never parsed (their tags would land in the journal).
+        let Ok(policy) = bosun_core::PolicyFiles::new(home, root, None, None).load() else {
+            return;
+        };
         let Ok(mut warming) = self.warming.lock() else {
             return;
         };
@@ -92,7 +96,9 @@ impl Preparation {
         let _ = std::thread::Builder::new()
             .name("bosun-map-warm".into())
             .spawn(move || {
-                let (_, stats) = bosun_context::RepoMap::build_cached(&root, Some(&store));
+                let (_, stats) = bosun_context::RepoMap::build_keeping(&root, Some(&store), &|p| {
+                    !policy.is_read_denied(p)
+                });
                 tracing::debug!(
                     "warmed the map of {}: {} files, {} parsed",
                     root.display(),

@@ -74,7 +74,7 @@ impl LiveMap {
     fn build(&self) {
         let started = Instant::now();
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            RepoMap::build_cached(&self.root, self.store.as_deref())
+            RepoMap::build_keeping(&self.root, self.store.as_deref(), &*self.keep)
         }));
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match built {
@@ -94,7 +94,7 @@ impl LiveMap {
             m.retain(|p| (self.keep)(p));
             let pending = std::mem::take(&mut state.pending);
             if !pending.is_empty() {
-                m.update(&self.root, &pending, self.store.as_deref());
+                m.update_keeping(&self.root, &pending, self.store.as_deref(), &*self.keep);
                 m.retain(|p| (self.keep)(p));
             }
             Arc::new(m)
@@ -150,7 +150,7 @@ impl LiveMap {
             return;
         };
         let mut next = RepoMap::clone(current);
-        next.update(&self.root, paths, self.store.as_deref());
+        next.update_keeping(&self.root, paths, self.store.as_deref(), &*self.keep);
         next.retain(|p| (self.keep)(p));
         state.map = Some(Arc::new(next));
         state.version += 1;
@@ -168,7 +168,7 @@ impl LiveMap {
             Ok(mut s) => s.rebuild = false,
             Err(_) => return,
         }
-        let (map, _) = RepoMap::build_cached(&self.root, self.store.as_deref());
+        let (map, _) = RepoMap::build_keeping(&self.root, self.store.as_deref(), &*self.keep);
         let Ok(mut state) = self.state.lock() else {
             return;
         };

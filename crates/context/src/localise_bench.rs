@@ -101,6 +101,12 @@ pub fn parse_tasks(text: &str, path: &str) -> Result<Vec<Task>, LocaliseError> {
         path: path.to_string(),
         cause: e.to_string(),
     })?;
+    if list.task.is_empty() {
+        return Err(LocaliseError::Tasks {
+            path: path.to_string(),
+            cause: "no [[task]] tables: nothing to measure".into(),
+        });
+    }
     for t in &list.task {
         if t.files.is_empty() || t.prompt.trim().is_empty() {
             return Err(LocaliseError::Tasks {

@@ -106,8 +106,18 @@ impl RepoMap {
     /// [`RepoMap::build`], with the tags of files whose (blob, language) the store has cached
     /// at [`bosun_syntax::TAGS_VERSION`] taken from it, and the others parsed and cached.
     pub fn build_cached(root: &Path, store: Option<&bosun_store::Store>) -> (RepoMap, BuildStats) {
+        Self::build_keeping(root, store, &|_| true)
+    }
+
+    /// [`RepoMap::build_cached`] of the files `keep` says yes to (by worktree-relative path):
+    /// the others (read-denied ones) are neither read nor parsed nor cached.
+    pub fn build_keeping(
+        root: &Path,
+        store: Option<&bosun_store::Store>,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> (RepoMap, BuildStats) {
         let mut stats = BuildStats::default();
-        let mut files = tag_files(Self::sources(root), store, &mut stats);
+        let mut files = tag_files(Self::sources(root, keep), store, &mut stats);
         files.sort_by(|a, b| a.path.cmp(&b.path));
         stats.files = files.len();
         (RepoMap { files }, stats)
@@ -123,11 +133,25 @@ impl RepoMap {
         paths: &[String],
         store: Option<&bosun_store::Store>,
     ) -> BuildStats {
+        self.update_keeping(root, paths, store, &|_| true)
+    }
+
+    /// [`RepoMap::update`], leaving out (and never reading) what `keep` says no to.
+    pub fn update_keeping(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        store: Option<&bosun_store::Store>,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> BuildStats {
         let mut stats = BuildStats::default();
         let mut sources = Vec::new();
         for rel in paths {
             let rel = rel.trim_start_matches("./");
             self.files.retain(|f| f.path != rel);
+            if !keep(rel) {
+                continue;
+            }
             if let Some((lang, bytes)) = source_at(root, rel) {
                 sources.push((rel.to_string(), lang, bytes));
             }
@@ -166,7 +190,7 @@ impl RepoMap {
     }
 
     /// The source files the map reads, with their language and bytes.
-    fn sources(root: &Path) -> Vec<(String, Language, Vec<u8>)> {
+    fn sources(root: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<(String, Language, Vec<u8>)> {
         let mut files = Vec::new();
         let walker = ignore::WalkBuilder::new(root)
             .hidden(true)
@@ -191,6 +215,9 @@ impl RepoMap {
                 continue;
             };
             let rel = rel.to_string_lossy().replace('\\', "/");
+            if unshowable(&rel) || !keep(&rel) {
+                continue;
+            }
             if let Some((lang, bytes)) = source_file(entry.path(), &rel) {
                 files.push((rel, lang, bytes));
             }
@@ -335,6 +362,17 @@ impl RepoMap {
     /// `budget_tokens` (estimated as bytes / 3.5). A file that does not fit whole shows its
     /// first definitions and how many more it has, when that much fits.
     pub fn render(&self, ranked: &[RankedFile], budget_tokens: usize) -> Rendered {
+        self.render_focused(ranked, budget_tokens, &[])
+    }
+
+    /// [`RepoMap::render`], where a file that does not fit whole shows the definitions named
+    /// `focus` first (and the ones enclosing them), then its others in order.
+    pub fn render_focused(
+        &self,
+        ranked: &[RankedFile],
+        budget_tokens: usize,
+        focus: &[String],
+    ) -> Rendered {
         let by_path: HashMap<&str, &MapFile> =
             self.files.iter().map(|f| (f.path.as_str(), f)).collect();
         let mut text = String::new();
@@ -343,32 +381,62 @@ impl RepoMap {
             let Some(f) = by_path.get(r.path.as_str()) else {
                 continue;
             };
-            let lines = outline_lines(&f.tags);
-            if lines.is_empty() {
+            let entries = outline_entries(&f.tags);
+            if entries.is_empty() {
                 continue;
             }
             let head = format!("{}:\n", f.path);
             let left = budget_tokens.saturating_sub(estimate_tokens(&text));
-            let whole: String = lines.concat();
+            let whole: String = entries.iter().map(|e| e.text.as_str()).collect();
             if estimate_tokens(&head) + estimate_tokens(&whole) <= left {
                 text.push_str(&head);
                 text.push_str(&whole);
                 files.push(r.clone());
                 continue;
             }
-            // The file's first definitions, when the header, two of them and the count fit.
-            let mut block = head;
-            let mut shown = 0;
-            for line in &lines {
-                let more = format!("    ⋮ {} more\n", lines.len() - shown - 1);
-                if estimate_tokens(&block) + estimate_tokens(line) + estimate_tokens(&more) > left {
+            // Part of the file: the focused definitions and what encloses them first, then
+            // the others in order, as many as fit with the header and the count.
+            let mut order: Vec<usize> = Vec::new();
+            for (i, e) in entries.iter().enumerate() {
+                if focus.contains(&e.name) {
+                    for &p in &e.parents {
+                        if !order.contains(&p) {
+                            order.push(p);
+                        }
+                    }
+                    if !order.contains(&i) {
+                        order.push(i);
+                    }
+                }
+            }
+            for i in 0..entries.len() {
+                if !order.contains(&i) {
+                    order.push(i);
+                }
+            }
+            let mut chosen: Vec<usize> = Vec::new();
+            let mut used = estimate_tokens(&head);
+            for i in order {
+                let more = format!("    ⋮ {} more\n", entries.len() - chosen.len() - 1);
+                let cost = estimate_tokens(&entries[i].text);
+                if used + cost + estimate_tokens(&more) > left {
                     break;
                 }
-                block.push_str(line);
-                shown += 1;
+                used += cost;
+                chosen.push(i);
             }
-            if shown >= 2 {
-                block.push_str(&format!("    ⋮ {} more\n", lines.len() - shown));
+            if chosen.len() >= 2 || (chosen.len() == 1 && !focus.is_empty()) {
+                chosen.sort_unstable();
+                let mut block = head;
+                let mut last: Option<usize> = None;
+                for &i in &chosen {
+                    if last.is_some_and(|l| i > l + 1) {
+                        block.push_str("    ⋮\n");
+                    }
+                    block.push_str(&entries[i].text);
+                    last = Some(i);
+                }
+                block.push_str(&format!("    ⋮ {} more\n", entries.len() - chosen.len()));
                 text.push_str(&block);
                 files.push(r.clone());
             }
@@ -392,34 +460,47 @@ impl RepoMap {
 /// A file's definitions in source order as `  line│ signature` lines, each indented under the
 /// definitions that enclose it.
 pub fn outline_lines(tags: &[Tag]) -> Vec<String> {
+    outline_entries(tags).into_iter().map(|e| e.text).collect()
+}
+
+/// One line of a file's outline: the definition's name, its line as shown, and the indices of
+/// the lines that enclose it.
+struct OutlineEntry {
+    name: String,
+    text: String,
+    parents: Vec<usize>,
+}
+
+fn outline_entries(tags: &[Tag]) -> Vec<OutlineEntry> {
     let mut defs: Vec<&Tag> = tags
         .iter()
         .filter(|t| t.role == Role::Definition && !t.signature.is_empty())
         .collect();
     defs.sort_by_key(|t| (t.line, std::cmp::Reverse(t.end_line)));
-    let mut open: Vec<u32> = Vec::new();
-    let mut out = Vec::new();
+    // (end line, index of its entry) of the definitions still open.
+    let mut open: Vec<(u32, usize)> = Vec::new();
+    let mut out: Vec<OutlineEntry> = Vec::new();
+    let mut last_line = 0;
     for t in defs {
-        while open.last().is_some_and(|end| *end < t.line) {
+        while open.last().is_some_and(|(end, _)| *end < t.line) {
             open.pop();
         }
         // The same line twice (a name captured by two patterns) is shown once.
-        if out
-            .last()
-            .is_some_and(|(line, _): &(u32, String)| *line == t.line)
-        {
+        if !out.is_empty() && last_line == t.line {
             continue;
         }
+        last_line = t.line;
         let indent = "    ".repeat(open.len().min(6));
-        out.push((
-            t.line,
-            format!("{:>5}│ {indent}{}\n", t.line, cut(&t.signature, 160)),
-        ));
+        out.push(OutlineEntry {
+            name: t.name.clone(),
+            text: format!("{:>5}│ {indent}{}\n", t.line, cut(&t.signature, 160)),
+            parents: open.iter().map(|(_, i)| *i).collect(),
+        });
         if t.end_line > t.line {
-            open.push(t.end_line);
+            open.push((t.end_line, out.len() - 1));
         }
     }
-    out.into_iter().map(|(_, l)| l).collect()
+    out
 }
 
 /// Tokens of `text`, estimated as bytes / 3.5 (until a provider's tokenizer counts them).
@@ -445,6 +526,25 @@ fn generated_name(rel: &str) -> bool {
         || name.ends_with(".d.ts")
 }
 
+/// A path the map cannot show as it is: a control character (a newline) in a name would
+/// write lines of its own into the request.
+pub(crate) fn unshowable(rel: &str) -> bool {
+    rel.chars().any(char::is_control)
+}
+
+/// Secrets in signatures (`API_KEY = "sk-…"`) are replaced before the map caches or shows
+/// them: the known formats, and the values of this process's secret-looking variables.
+fn redactor() -> &'static bosun_policy::redact::Redactor {
+    static REDACTOR: std::sync::OnceLock<bosun_policy::redact::Redactor> =
+        std::sync::OnceLock::new();
+    REDACTOR.get_or_init(|| {
+        let env: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        bosun_policy::redact::Redactor::new(&env)
+    })
+}
+
 /// A directory the map never enters (besides hidden ones).
 fn skipped_dir(name: &str) -> bool {
     SKIPPED_DIRS.contains(&name) || name.ends_with(".egg-info")
@@ -453,6 +553,9 @@ fn skipped_dir(name: &str) -> bool {
 /// `rel` in `root` when it is a file the map reads: no hidden or skipped directory on its way,
 /// not a symlink, and what [`source_file`] accepts.
 fn source_at(root: &Path, rel: &str) -> Option<(Language, Vec<u8>)> {
+    if unshowable(rel) {
+        return None;
+    }
     let parts: Vec<&str> = rel.split('/').collect();
     let (name, dirs) = parts.split_last()?;
     if name.starts_with('.')
@@ -527,9 +630,15 @@ fn tag_files(
                     .collect()
             }
             None => {
-                let Some(tags) = bosun_syntax::tags(lang, &bytes) else {
+                let Some(mut tags) = bosun_syntax::tags(lang, &bytes) else {
                     continue;
                 };
+                for t in tags.iter_mut().filter(|t| !t.signature.is_empty()) {
+                    let redacted = redactor().redact(&t.signature);
+                    if redacted.count > 0 {
+                        t.signature = redacted.text.into_owned();
+                    }
+                }
                 stats.parsed += 1;
                 let kept: Vec<CachedTag> = tags
                     .iter()
@@ -650,6 +759,44 @@ mod tests {
             blob_id(b"hello\n"),
             "ce013625030ba8dba906f756967f9e9ca394464a"
         );
+    }
+
+    #[test]
+    fn a_file_shown_in_part_shows_the_named_definition_within_its_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut big = String::new();
+        for i in 0..300 {
+            big.push_str(&format!("def func_{i}(x):\n    return x\n\n\n"));
+        }
+        big.push_str("class Tail:\n    def wag(self):\n        return 1\n");
+        fs::write(dir.path().join("big.py"), &big).unwrap();
+        fs::write(dir.path().join("a\nb.py"), "def injected():\n    pass\n").unwrap();
+        let map = RepoMap::build(dir.path());
+        // A name with a newline would write its own lines into the request: left out.
+        assert_eq!(
+            map.files.len(),
+            1,
+            "{:?}",
+            map.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+        );
+        let ranked = map.rank(&[], &["wag".to_string()]);
+        let plain = map.render(&ranked, 100);
+        assert!(!plain.text.contains("wag"), "{}", plain.text);
+        let focused = map.render_focused(&ranked, 100, &["wag".to_string()]);
+        assert!(
+            focused
+                .text
+                .contains("│ class Tail:\n 1202│     def wag(self):\n"),
+            "{}",
+            focused.text
+        );
+        assert!(
+            focused.text.starts_with("big.py:\n    1│ def func_0(x):\n"),
+            "{}",
+            focused.text
+        );
+        assert!(focused.text.contains("    ⋮\n"), "{}", focused.text);
+        assert!(focused.tokens <= 100, "{focused:?}");
     }
 
     #[test]

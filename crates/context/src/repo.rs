@@ -139,6 +139,10 @@ pub(crate) fn list(
         let Ok(name) = e.file_name().into_string() else {
             continue;
         };
+        // A newline in a name would write lines of its own into the request.
+        if name.chars().any(char::is_control) {
+            continue;
+        }
         let path = if rel.is_empty() {
             name.clone()
         } else {

@@ -397,6 +397,13 @@ pub fn kind_matches(t: &Tag, kind: &str, tags: &[Tag]) -> bool {
     let words = keywords(t);
     let has = |w: &str| words.contains(&w);
     let k = t.kind.as_str();
+    // Go's `type T struct {…}`: the signature starts at the name, the kind comes after it.
+    let go_type = |w: &str| {
+        k == "type"
+            && t.signature
+                .strip_prefix(t.name.as_str())
+                .is_some_and(|rest| rest.trim_start().starts_with(w))
+    };
     let typeish = has("struct") || has("enum") || has("union") || has("type") || has("trait");
     match kind {
         "function" => k == "function" || k == "method",
@@ -410,11 +417,17 @@ pub fn kind_matches(t: &Tag, kind: &str, tags: &[Tag]) -> bool {
                             && o.end_line >= t.line
                     }))
         }
-        "struct" => k == "struct" || has("struct"),
+        "struct" => k == "struct" || has("struct") || go_type("struct"),
         "enum" => k == "enum" || has("enum"),
         "trait" => k == "trait" || has("trait"),
-        "interface" => (k == "interface" && !has("trait")) || has("interface"),
-        "type" => k == "type" || has("type") || has("typedef"),
+        "interface" => {
+            (k == "interface" && !has("trait")) || has("interface") || go_type("interface")
+        }
+        "type" => {
+            (k == "type" && !go_type("struct") && !go_type("interface"))
+                || has("type")
+                || has("typedef")
+        }
         "const" => {
             matches!(k, "constant" | "const")
                 || has("const")
@@ -570,6 +583,42 @@ mod tests {
         // Named outright, a function keeps its file first though the file uses the hub.
         let ranked = map.rank(&[], &["compress_block".to_string()]);
         assert_eq!(ranked[0].path, "src/codec.rs", "{ranked:?}");
+    }
+
+    #[test]
+    fn constants_enums_types_structs_and_interfaces_of_rust_go_and_typescript() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| fs::write(dir.path().join(rel), text).unwrap();
+        w(
+            "k.rs",
+            "pub const K: u32 = 1;\nstatic S: u8 = 2;\npub type Id = u64;\n",
+        );
+        w(
+            "m.go",
+            "package m\n\nconst C = 1\n\ntype T struct{}\n\ntype I interface{}\n\ntype N int\n",
+        );
+        w(
+            "t.ts",
+            "export const LIMIT = 5;\nenum Color { Red }\ntype Key = string;\nfunction f() { const inner = 1; return inner; }\n",
+        );
+        let map = RepoMap::build(dir.path());
+        let of = |kind: &str| {
+            let mut names: Vec<String> = map
+                .symbols(&SymbolQuery {
+                    kind: Some(kind),
+                    ..Default::default()
+                })
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(of("const"), ["C", "K", "LIMIT", "S"]);
+        assert_eq!(of("enum"), ["Color"]);
+        assert_eq!(of("struct"), ["T"]);
+        assert_eq!(of("interface"), ["I"]);
+        assert_eq!(of("type"), ["Id", "Key", "N"]);
     }
 
     #[test]

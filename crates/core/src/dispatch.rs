@@ -318,6 +318,25 @@ pub async fn dispatch(
             .read()
             .map_err(|_| CoreError::Internal("policy lock poisoned".into()))?;
         let mut decision = policy.decide(&action);
+        // Through a symlink inside the worktree, the file read or written is the link's
+        // target: the path rules judge that one too.
+        let real = |paths: &[String]| -> Vec<String> {
+            paths
+                .iter()
+                .filter_map(|p| bosun_tools::resolve_symlinks_in(&env.worktree, p))
+                .collect()
+        };
+        match &action {
+            ToolAction::Read { paths } if !real(paths).is_empty() => {
+                decision =
+                    decision.stricter(policy.decide(&ToolAction::Read { paths: real(paths) }));
+            }
+            ToolAction::Write { paths } if !real(paths).is_empty() => {
+                decision =
+                    decision.stricter(policy.decide(&ToolAction::Write { paths: real(paths) }));
+            }
+            _ => {}
+        }
         if let ToolAction::Write { paths } = &action {
             // Approval conditions: a change touching many files or lines asks.
             let lines = changed_lines(&call.name, &args);
@@ -444,6 +463,12 @@ pub async fn dispatch(
         sandbox: None,
         sandbox_exe: PathBuf::new(),
         map: env.map.clone(),
+        readable: env.policy.read().ok().map(|p| {
+            let policy = p.clone();
+            let readable: bosun_tools::Readable =
+                Arc::new(move |path: &str| !policy.is_read_denied(path));
+            readable
+        }),
     };
     let mut ctx = ctx;
     // A sandboxed command the policy grants network gets a proxy of its own, never the raw

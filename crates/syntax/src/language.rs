@@ -35,6 +35,30 @@ struct Spec {
     tags: &'static [&'static str],
 }
 
+/// Definitions the Rust grammar's tags query leaves out: constants, statics, type aliases.
+const RUST_DEFINITIONS: &str = r#"
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(type_item name: (type_identifier) @name) @definition.type
+"#;
+
+/// Top-level `const` bindings (the JavaScript grammar's tags query has none).
+const JS_CONSTANTS: &str = r#"
+(program (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name)) @definition.constant)
+(program (export_statement (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name)) @definition.constant))
+"#;
+
+/// TypeScript definitions its tags query leaves out: enums and type aliases.
+const TS_DEFINITIONS: &str = r#"
+(enum_declaration name: (identifier) @name) @definition.enum
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+"#;
+
+/// Go constants (its tags query has none).
+const GO_DEFINITIONS: &str = r#"
+(const_spec name: (identifier) @name) @definition.constant
+"#;
+
 /// Bosun's own reference patterns for C: its crate's tags name definitions only.
 const C_REFERENCES: &str = r#"
 (call_expression function: (identifier) @name) @reference.call
@@ -58,7 +82,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["rs"],
         file_names: &[],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
-        tags: &[tree_sitter_rust::TAGS_QUERY],
+        tags: &[tree_sitter_rust::TAGS_QUERY, RUST_DEFINITIONS],
     },
     Spec {
         language: Language::Python,
@@ -77,6 +101,8 @@ const TABLE: [Spec; 12] = [
         tags: &[
             tree_sitter_javascript::TAGS_QUERY,
             tree_sitter_typescript::TAGS_QUERY,
+            JS_CONSTANTS,
+            TS_DEFINITIONS,
         ],
     },
     Spec {
@@ -88,6 +114,8 @@ const TABLE: [Spec; 12] = [
         tags: &[
             tree_sitter_javascript::TAGS_QUERY,
             tree_sitter_typescript::TAGS_QUERY,
+            JS_CONSTANTS,
+            TS_DEFINITIONS,
         ],
     },
     Spec {
@@ -97,7 +125,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["js", "mjs", "cjs", "jsx"],
         file_names: &[],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
-        tags: &[tree_sitter_javascript::TAGS_QUERY],
+        tags: &[tree_sitter_javascript::TAGS_QUERY, JS_CONSTANTS],
     },
     Spec {
         language: Language::Go,
@@ -105,7 +133,7 @@ const TABLE: [Spec; 12] = [
         extensions: &["go"],
         file_names: &[],
         grammar: || tree_sitter_go::LANGUAGE.into(),
-        tags: &[tree_sitter_go::TAGS_QUERY],
+        tags: &[tree_sitter_go::TAGS_QUERY, GO_DEFINITIONS],
     },
     Spec {
         language: Language::Java,

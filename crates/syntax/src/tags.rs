@@ -14,7 +14,7 @@ use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator};
 
 /// Changes whenever what [`tags`] returns for the same input changes (a query, a rule): cached
 /// tags of another version are parsed again.
-pub const TAGS_VERSION: u32 = 2;
+pub const TAGS_VERSION: u32 = 3;
 
 /// A definition or a reference.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -29,6 +29,7 @@ pub use apply_patch::ApplyPatch;
 pub use edit_file::EditFile;
 pub use list_dir::ListDir;
 pub use path::resolve_in_worktree;
+pub use path::resolve_symlinks_in;
 pub use read_file::{ReadFile, files_named};
 pub use registry::ToolRegistry;
 pub use run_command::RunCommand;
@@ -76,7 +77,13 @@ pub struct ToolContext {
     pub sandbox_exe: PathBuf,
     /// The task's repository map (`symbols` asks it); without one, `symbols` builds one.
     pub map: Option<Arc<bosun_context::LiveMap>>,
+    /// Whether the policy lets a worktree-relative path be read: a tool that walks the tree
+    /// (`search`) skips the files it says no to. None: every file.
+    pub readable: Option<Readable>,
 }
+
+/// See [`ToolContext::readable`].
+pub type Readable = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 impl ToolContext {
     /// A context with the default timeouts (120 s, at most 600 s), no output sink and no
@@ -94,6 +101,7 @@ impl ToolContext {
             sandbox: None,
             sandbox_exe: PathBuf::new(),
             map: None,
+            readable: None,
         }
     }
 }

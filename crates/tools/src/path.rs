@@ -64,6 +64,16 @@ pub fn resolve_in_worktree(worktree: &Path, rel: &str) -> Result<PathBuf, ToolEr
     confine(worktree, rel).map(|r| r.abs)
 }
 
+/// The worktree-relative path `rel` really names once the symlinks inside the worktree along it
+/// are followed (`env.txt` → `.env`), when that differs from `rel`: the policy's path rules
+/// must judge the file read or written, not the link.
+pub fn resolve_symlinks_in(worktree: &Path, rel: &str) -> Option<String> {
+    let resolved = confine(worktree, rel).ok()?;
+    let real = resolved.abs.strip_prefix(&resolved.root).ok()?;
+    let real = real.to_string_lossy().replace('\\', "/");
+    (real != resolved.rel).then_some(real)
+}
+
 pub(crate) fn confine(worktree: &Path, rel: &str) -> Result<Resolved, ToolError> {
     let norm = normalize_rel(rel)?;
     let root = worktree.canonicalize().map_err(|e| {

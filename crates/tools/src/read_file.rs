@@ -165,8 +165,14 @@ fn outline(shown: &str, bytes: &[u8], body: &str, total: usize, utf8: bool) -> S
             out.push_str(l);
         }
         if lines.len() > OUTLINE_MAX_DEFINITIONS {
+            // The map (which `symbols` asks) leaves out files over its size limit.
+            let hint = if bytes.len() as u64 <= bosun_context::MAP_FILE_MAX_BYTES {
+                format!("; symbols with path={shown} lists them")
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "    ⋮ {} more (symbols with path={shown} lists them all)\n",
+                "    ⋮ {} more{hint}\n",
                 lines.len() - OUTLINE_MAX_DEFINITIONS
             ));
         }

@@ -14,7 +14,7 @@ mod hits;
 
 use crate::path::{confine, normalize_rel};
 use crate::read_file::missing;
-use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, on_worktree, parse_args, spec};
+use crate::{ToolContext, ToolError, ToolHandler, ToolOutput, parse_args, spec};
 use bosun_protocol::{ToolAction, ToolSpec};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
@@ -82,8 +82,16 @@ impl ToolHandler for Search {
         args: serde_json::Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        on_worktree("search", &args, ctx, |w, a| {
-            search(w, a).map(ToolOutput::text)
+        let args: Args = parse_args("search", &args)?;
+        let worktree = ctx.worktree.clone();
+        let readable = ctx.readable.clone();
+        crate::blocking(move || {
+            let all = |_: &str| true;
+            let readable: &dyn Fn(&str) -> bool = match &readable {
+                Some(r) => r.as_ref(),
+                None => &all,
+            };
+            search(&worktree, &args, readable).map(ToolOutput::text)
         })
         .await
     }
@@ -96,6 +104,8 @@ struct Tally {
     files: usize,
     binary: usize,
     too_large: usize,
+    /// Files the policy keeps from the model (`read_deny`), not searched.
+    denied: usize,
     /// Matching lines found, shown or not.
     matched: usize,
     shown: usize,
@@ -105,7 +115,11 @@ struct Tally {
     counting_stopped: bool,
 }
 
-fn search(worktree: &Path, args: &Args) -> Result<String, ToolError> {
+fn search(
+    worktree: &Path,
+    args: &Args,
+    readable: &dyn Fn(&str) -> bool,
+) -> Result<String, ToolError> {
     let max_results = match args.max_results {
         None => MAX_MATCHES,
         Some(n) if n < 1 => {
@@ -157,6 +171,16 @@ fn search(worktree: &Path, args: &Args) -> Result<String, ToolError> {
         {
             continue;
         }
+        let rel = entry
+            .path()
+            .strip_prefix(&resolved.root)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        if !readable(&rel) {
+            tally.denied += 1;
+            continue;
+        }
         tally.files += 1;
         if entry.metadata().map(|m| m.len()).unwrap_or(0) > MAX_FILE_BYTES {
             tally.too_large += 1;
@@ -203,11 +227,7 @@ fn search(worktree: &Path, args: &Args) -> Result<String, ToolError> {
         if hits.lines.is_empty() {
             continue;
         }
-        let rel = entry
-            .path()
-            .strip_prefix(&resolved.root)
-            .unwrap_or(entry.path());
-        push_file(&mut out, &rel.to_string_lossy(), &hits.lines, context > 0);
+        push_file(&mut out, &rel, &hits.lines, context > 0);
     }
     if tally.matched == 0 {
         return Ok(no_match(args, shown, literal, &tally));
@@ -316,6 +336,12 @@ fn no_match(args: &Args, shown: &str, literal: bool, tally: &Tally) -> String {
             "{} over {} MB",
             plural(tally.too_large, "file", "files"),
             MAX_FILE_BYTES / 1024 / 1024
+        ));
+    }
+    if tally.denied > 0 {
+        skipped.push(format!(
+            "{} the policy does not let you read",
+            plural(tally.denied, "file", "files")
         ));
     }
     if !skipped.is_empty() {

@@ -129,13 +129,29 @@ fn symbols(worktree: &std::path::Path, map: &RepoMap, args: &Args) -> Result<Str
     let what = match (name, args.kind.as_deref()) {
         (Some(n), Some(k)) => format!("{k} `{n}`"),
         (Some(n), None) => format!("`{n}`"),
-        (None, Some(k)) => format!("{k} definitions"),
-        (None, None) => "definitions".to_string(),
+        (None, Some(k)) => format!("kind {k}"),
+        (None, None) => "any name".to_string(),
     };
     if found.is_empty() {
-        let mut msg = format!("no {what}{place} in the repository map");
+        let mut msg = format!("no definition of {what}{place} in the repository map");
         if let Some(n) = name {
-            let near = map.nearest_names(n.rsplit(['.', ':']).next().unwrap_or(n));
+            let last = n.rsplit(['.', ':']).next().unwrap_or(n);
+            // The name is there, only not of that kind or not in that place.
+            let any = map.symbols(&SymbolQuery {
+                name: Some(last),
+                ..Default::default()
+            });
+            if let Some(s) = any.first() {
+                msg.push_str(&format!(
+                    "; `{last}` is defined at {}:{} ({})",
+                    s.path, s.line, s.kind
+                ));
+            }
+            let near: Vec<String> = map
+                .nearest_names(last)
+                .into_iter()
+                .filter(|x| x != last)
+                .collect();
             if !near.is_empty() {
                 msg.push_str(&format!("; similar names: {}", near.join(", ")));
             }
@@ -280,9 +296,18 @@ mod tests {
         assert!(out.contains("wide.py:1  def wide():"), "{out}");
         assert!(out.len() < 500, "{}", out.len());
         let out = run(dir.path(), json!({"name": "x"})).unwrap();
-        assert!(out.starts_with("no `x` in the repository map"), "{out}");
+        assert!(
+            out.starts_with("no definition of `x` in the repository map"),
+            "{out}"
+        );
         let out = run(dir.path(), json!({"name": "skipped"})).unwrap();
-        assert!(out.starts_with("no `skipped`"), "{out}");
+        assert!(out.starts_with("no definition of `skipped`"), "{out}");
+        let out = run(dir.path(), json!({"name": "compute", "kind": "class"})).unwrap();
+        assert!(
+            out.starts_with("no definition of class `compute` in the repository map; `compute` is defined at shop/cart.py:6 (function)"),
+            "{out}"
+        );
+        assert!(!out.contains("similar names: compute"), "{out}");
         let out = run(dir.path(), json!({"name": "computer"})).unwrap();
         assert!(out.contains("similar names: compute"), "{out}");
         // Bad arguments are the model's to fix.

@@ -139,10 +139,15 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             let scratch =
                 std::env::temp_dir().join(format!("bosun-map-bench-{}", std::process::id()));
             match path {
-                Some(p) => bosun_context::map_bench::run(&p, &scratch, None, &mut out)?,
+                Some(p) => {
+                    if !p.is_dir() {
+                        anyhow::bail!("--path {}: not a directory", p.display());
+                    }
+                    bosun_context::map_bench::run(&p, &scratch, None, &mut out)?
+                }
                 None => {
-                    if files == 0 {
-                        anyhow::bail!("--files must be at least 1");
+                    if files == 0 || files > 1_000_000 {
+                        anyhow::bail!("--files must be between 1 and 1000000 (got {files})");
                     }
                     bosun_context::map_bench::generate(&dir, files)?;
                     bosun_context::map_bench::run(
@@ -174,8 +179,11 @@ fn localise(
     use bosun_context::localise_bench;
     let tasks = match &tasks {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("while reading {}", path.display()))?;
+            // A task list that cannot be read is what was typed (exit 2).
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(e) => anyhow::bail!("--tasks {}: cannot read it: {e}", path.display()),
+            };
             localise_bench::parse_tasks(&text, &path.display().to_string())?
         }
         None => localise_bench::parse_tasks(localise_bench::TASKS, "tests/localise/tasks.toml")?,

@@ -37,18 +37,44 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
     // Tags cached in the journal, shared by every worktree (a journal that cannot open costs
     // only the parse).
     let store = bosun_store::Store::open_default().ok();
-    let (map, stats) = RepoMap::build_cached(&root, store.as_ref());
+    // What a task may not read is not in its map, nor in this one (the user's and the
+    // repository's policy files).
+    let policy = bosun_core::PolicyFiles::new(&crate::home(), &root, None, None)
+        .load()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (map, stats) =
+        RepoMap::build_keeping(&root, store.as_ref(), &|p| !policy.is_read_denied(p));
     let mut files = Vec::new();
     let mut symbols = Vec::new();
     for x in &args.focus {
-        let rel = x.trim_start_matches("./");
-        if root.join(rel).is_file() {
+        if x.trim().is_empty() {
+            bail!("--focus needs a file of the repository or a symbol, not an empty string");
+        }
+        let given = std::path::Path::new(x);
+        // An absolute path inside the repository counts as its relative path.
+        let rel = if given.is_absolute() {
+            let real = given.canonicalize().unwrap_or_else(|_| given.to_path_buf());
+            let root_real = root.canonicalize().unwrap_or_else(|_| root.clone());
+            match real.strip_prefix(&root_real) {
+                Ok(r) => r.to_string_lossy().replace('\\', "/"),
+                Err(_) => bail!("--focus {x}: not inside the repository {}", root.display()),
+            }
+        } else {
+            x.trim_start_matches("./").to_string()
+        };
+        if rel.split('/').any(|p| p == "..") {
+            bail!("--focus {x}: give a path inside the repository, without `..`");
+        }
+        if root.join(&rel).is_dir() {
+            bail!("--focus {x}: a directory; give one of its files or a symbol");
+        }
+        if root.join(&rel).is_file() {
             if !map.files.iter().any(|f| f.path == rel) {
                 bail!(
-                    "--focus {x}: the file is not in the map (not source code the map reads, or left out: ignored, generated, vendored, binary or over 512 KB)"
+                    "--focus {x}: the file is not in the map (not source code the map reads, or left out: ignored, generated, vendored, binary, read-denied or over 512 KB)"
                 );
             }
-            files.push(rel.to_string());
+            files.push(rel);
         } else if map.files.iter().any(|f| {
             f.tags
                 .iter()
@@ -56,7 +82,8 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         }) {
             symbols.push(x.clone());
         } else {
-            let near = map.nearest_names(x);
+            let mut near = map.nearest_names(x);
+            near.extend(nearest_files(&map, &rel));
             bail!(
                 "--focus {x}: no file at that path and no symbol of that name in the map{}",
                 if near.is_empty() {
@@ -68,7 +95,7 @@ pub fn map(args: MapArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let ranked = map.rank(&files, &symbols);
-    let rendered = map.render(&ranked, args.budget);
+    let rendered = map.render_focused(&ranked, args.budget, &symbols);
     let mut out = std::io::stdout().lock();
     if args.json {
         let by_path: std::collections::HashMap<&str, &bosun_context::MapFile> =
@@ -124,4 +151,24 @@ fn repo_root(path: &std::path::Path) -> std::path::PathBuf {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| std::path::PathBuf::from(s.trim()))
         .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// Up to three files of the map whose name is near `x`'s (containing it, or it containing
+/// theirs without the extension).
+fn nearest_files(map: &RepoMap, x: &str) -> Vec<String> {
+    let want = x.rsplit('/').next().unwrap_or(x).to_lowercase();
+    let stem = want.split('.').next().unwrap_or(&want).to_string();
+    if stem.len() < 2 {
+        return Vec::new();
+    }
+    map.files
+        .iter()
+        .filter(|f| {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_lowercase();
+            let own = name.split('.').next().unwrap_or(&name).to_string();
+            name.contains(&stem) || (own.len() > 2 && stem.contains(&own))
+        })
+        .take(3)
+        .map(|f| f.path.clone())
+        .collect()
 }

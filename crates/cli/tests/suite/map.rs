@@ -100,4 +100,35 @@ fn a_focus_or_a_budget_that_makes_no_sense_is_a_usage_error() {
     let (code, err) = run(&["map", "--repo", "/nonexistent/x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("not a directory"), "{err}");
+    // A file's typo suggests files; a directory, `..`, a path outside and "" say what they are.
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "pricing.pyy"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean pricing.py?"), "{err}");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "vendor"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("a directory"), "{err}");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "../x.py"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("without `..`"), "{err}");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", "/etc/hostname"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not inside the repository"), "{err}");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", ""]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not an empty string"), "{err}");
+    // An absolute path inside the repository is its file.
+    let abs = env.repo.join("util.py");
+    let (code, err) = run(&["map", "--repo", repo, "--focus", path_str(&abs)]);
+    assert_eq!(code, Some(0), "{err}");
+    // Benchmarks: a --path that is not a directory, a task list that cannot be read or holds
+    // no task.
+    let (code, err) = run(&["bench", "map", "--path", "/nonexistent/x"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, err) = run(&["bench", "localise", "--tasks", "/nonexistent/t.toml"]);
+    assert_eq!(code, Some(2), "{err}");
+    let empty = env.repo.join("empty.toml");
+    std::fs::write(&empty, "task = []\n").unwrap();
+    let (code, err) = run(&["bench", "localise", "--tasks", path_str(&empty)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no [[task]]"), "{err}");
 }

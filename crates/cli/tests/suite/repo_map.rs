@@ -242,3 +242,94 @@ fn a_map_not_ready_in_a_second_joins_the_next_request() {
         started.elapsed().as_millis()
     );
 }
+
+/// What the policy keeps from the model stays out of `search`, out of reads through a symlink,
+/// out of the map and out of the journal's tag cache; a secret in a signature is redacted
+/// before the cache keeps it.
+#[test]
+fn read_denied_files_stay_out_of_search_symlinks_the_map_and_the_tag_cache() {
+    let env = Env::new();
+    write(&env, ".env", "SECRET_ENV=supersecretenv\n");
+    write(
+        &env,
+        "secret/keys.py",
+        "def leaked_name():\n    return 'TOPSECRET_VALUE_XYZ'\n",
+    );
+    write(
+        &env,
+        "config.py",
+        "API_KEY = \"sk-live-abcdef0123456789abcdef0123456789\"\n\n\ndef load():\n    return API_KEY\n",
+    );
+    std::os::unix::fs::symlink(".env", env.repo.join("env.txt")).unwrap();
+    std::os::unix::fs::symlink("../secret/keys.py", env.repo.join("src/alias.py")).unwrap();
+    git(&env.repo, &["add", "-A", "-f"]);
+    git(&env.repo, &["commit", "-q", "-m", "secrets"]);
+    let policy = deny_secret(&env);
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call("c1", "search", json!({"pattern": "SECRET"})),
+            call("c2", "search", json!({"pattern": "", "glob": "**/*.py"})),
+            call("c3", "read_file", json!({"path": "env.txt"})),
+            call("c4", "read_file", json!({"path": "src/alias.py"})),
+            call("c5", "search", json!({"pattern": ".", "path": "env.txt"})),
+            call("c6", "symbols", json!({"name": "leaked_name"})),
+        ]),
+        text("Looked."),
+    ])
+    .unwrap();
+    let run = env.run(&server, "Where is load defined?", &["--policy", &policy]);
+    assert!(run.code().is_some(), "{}", run.stderr());
+    for id in ["c1", "c2", "c3", "c4", "c5", "c6"] {
+        let result = tool_result(&server, id);
+        for secret in ["supersecretenv", "TOPSECRET_VALUE_XYZ", "leaked_name()"] {
+            assert!(!result.contains(secret), "{id} showed {secret}: {result}");
+        }
+    }
+    assert!(
+        tool_result(&server, "c1").contains("the policy does not let you read"),
+        "{}",
+        tool_result(&server, "c1")
+    );
+    let ends = run.tool_ends();
+    for id in ["c3", "c4", "c5"] {
+        let end = ends.iter().find(|e| e.call_id.0 == id).unwrap();
+        assert_eq!(
+            end.status,
+            bosun_protocol::ToolCallStatus::Denied,
+            "{id}: {end:?}"
+        );
+    }
+    let sys = system(&server.model_requests()[0]);
+    assert!(sys.contains("config.py:"), "{sys}");
+    assert!(
+        !sys.contains("sk-live-abcdef") && !sys.contains("leaked_name"),
+        "{sys}"
+    );
+    // The journal holds none of the secrets, and its tag cache not the denied file's names
+    // (the model's own call names `leaked_name`, so the journal has that word).
+    let raw = std::fs::read(env.home.join("bosun.db")).unwrap();
+    let raw = String::from_utf8_lossy(&raw);
+    for secret in ["supersecretenv", "TOPSECRET_VALUE_XYZ", "sk-live-abcdef"] {
+        assert!(!raw.contains(secret), "the journal holds {secret}");
+    }
+    let db = rusqlite::Connection::open(env.home.join("bosun.db")).unwrap();
+    let cached: Vec<String> = db
+        .prepare("SELECT tags FROM tag_cache")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!cached.is_empty());
+    assert!(cached.iter().any(|t| t.contains("API_KEY")), "{cached:?}");
+    for t in &cached {
+        assert!(!t.contains("leaked_name") && !t.contains("sk-live"), "{t}");
+    }
+}
+
+fn deny_secret(env: &Env) -> String {
+    std::fs::create_dir_all(&env.home).unwrap();
+    let policy = env.home.join("deny-secret.toml");
+    std::fs::write(&policy, "[paths]\nread_deny = [\"secret/**\"]\n").unwrap();
+    policy.display().to_string()
+}

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 /// The longest the first request waits for the map.
 pub(crate) const MAP_WAIT: Duration = Duration::from_secs(1);
+/// What the map's section starts with.
+const MAP_HEADING: &str = "# Repository map\nThe source files most related to the task, ranked; each definition as `line│ signature`, nested ones indented.\n";
 /// A small model's whole first request stays under this many tokens.
 const SMALL_FIRST_REQUEST_TOKENS: usize = 2_000;
 
@@ -125,7 +127,7 @@ impl TaskRun {
         // The estimate runs high or low for this model by `ratio`: fit the text to the
         // budget as the model counts it.
         let ratio = self.token_ratio.unwrap_or(1.0).clamp(0.25, 4.0);
-        let fit = (budget as f64 / ratio) as usize;
+        let fit = ((budget as f64 / ratio) as usize).saturating_sub(estimate(MAP_HEADING));
         let ranking = {
             let map = std::sync::Arc::clone(&map);
             let files = focus_files.clone();
@@ -136,7 +138,8 @@ impl TaskRun {
                     .into_iter()
                     .filter(|r| !denied.contains(&r.path))
                     .collect();
-                map.render(&ranked, fit)
+                let names: Vec<String> = idents.into_iter().map(|(x, _)| x).collect();
+                map.render_focused(&ranked, fit, &names)
             })
             .await
             .map_err(|e| CoreError::Internal(format!("the repository map's ranking failed: {e}")))?
@@ -145,10 +148,7 @@ impl TaskRun {
         if ranking.text.is_empty() || fit < 50 {
             return Ok(None);
         }
-        let mut text = format!(
-            "# Repository map\nThe source files most related to the task, ranked; each definition as `line│ signature`, nested ones indented.\n{}",
-            ranking.text
-        );
+        let mut text = format!("{MAP_HEADING}{}", ranking.text);
         self.note_redacted(self.redaction.text(&mut text))?;
         if text == self.map_sent.text {
             return Ok(None);
