@@ -70,7 +70,7 @@ describe("the task's context line", () => {
     const line = '[data-testid="timeline-context"]';
     await waitFor("the context line", () => app.find(line));
     const summary = (await app.textOf(`${line} summary`)).replace(/\s+/g, " ").trim();
-    assert.match(summary, /^◇ Context: map of 3 files, \d+ tokens of 2\.0k$/);
+    assert.match(summary, /^◇ Context: map of 3 files, 1 file list, \d+ tokens of \d\.\dk$/);
     assert.ok(summary.includes(`${assembled.total_tokens} tokens`), `${summary} vs ${assembled.total_tokens}`);
     // Folded, it is one line; opened, it lists each file and why.
     assert.equal(await app.count(`${line}[open]`), 0);
@@ -80,8 +80,9 @@ describe("the task's context line", () => {
       "return [...document.querySelectorAll(arguments[0])].map(li => li.textContent.replace(/\\s+/g, ' ').trim());",
       `${line} li`,
     );
-    assert.equal(rows.length, 3, rows.join(" | "));
-    assert.match(rows[0], /^shop\/pricing\.py defines `calc_total`, named in the prompt \d+$/);
+    assert.equal(rows.length, 4, rows.join(" | "));
+    assert.match(rows[0], /^file list the repository's files, a few levels deep \d+$/);
+    assert.match(rows[1], /^shop\/pricing\.py defines `calc_total`, named in the prompt \d+$/);
     assert.ok(rows.some((r) => r.startsWith("shop/invoice.py ")), rows.join(" | "));
     t.diagnostic(`light: ${await screenshot(app, "context-line-light.png")}`);
     await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));

@@ -880,6 +880,7 @@ impl TaskRun {
         // The repository map: the first request waits for it a moment; after that it joins
         // the request when it is ready or what it shows changed.
         let base_system = system.clone();
+        self.map_sent.base_items = repo_map::section_items(&base_system, 1.0);
         self.wait_for_map().await;
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).

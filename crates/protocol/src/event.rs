@@ -400,6 +400,7 @@ impl ContextAssembled {
         }
         for (kind, one, many) in [
             (ContextKind::File, "file", "files"),
+            (ContextKind::FileList, "file list", "file lists"),
             (ContextKind::Test, "test", "tests"),
             (ContextKind::Symbols, "symbol list", "symbol lists"),
             (
@@ -465,6 +466,8 @@ pub enum ContextKind {
     Map,
     /// A file shown whole or in part (named in the prompt, or found through the map).
     File,
+    /// The list of the repository's files.
+    FileList,
     /// A test related to a target file.
     Test,
     /// Definitions looked up by name.

@@ -103,19 +103,24 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
     let events = assembled(&run);
     assert_eq!(events.len(), 1, "{events:?}");
     let c = events[0];
-    assert_eq!(c.items[0].path.as_deref(), Some("shop/pricing.py"));
-    assert_eq!(c.items[0].kind, ContextKind::Map);
-    assert_eq!(
-        c.items[0].reason,
-        "defines `calc_total`, named in the prompt"
-    );
+    // The file list first, then the map's files.
+    assert_eq!(c.items[0].kind, ContextKind::FileList, "{c:?}");
+    let map: Vec<_> = c
+        .items
+        .iter()
+        .filter(|i| i.kind == ContextKind::Map)
+        .collect();
+    assert_eq!(map[0].path.as_deref(), Some("shop/pricing.py"));
+    assert_eq!(map[0].reason, "defines `calc_total`, named in the prompt");
     // The three Python files and the fixture's two Rust ones.
-    assert_eq!(c.items.len(), 5, "{c:?}");
+    assert_eq!(map.len(), 5, "{c:?}");
+    assert_eq!(c.items.len(), 6, "{c:?}");
     assert!(
         c.total_tokens > 0 && c.total_tokens <= c.budget_tokens,
         "{c:?}"
     );
-    assert_eq!(c.budget_tokens, 2_000, "unknown window: 2,000");
+    // Unknown window: the map's 2,000, plus what the file list takes.
+    assert_eq!(c.budget_tokens, 2_000 + c.items[0].tokens, "{c:?}");
     let kinds = run.kinds();
     let at = kinds
         .iter()
@@ -158,13 +163,13 @@ fn the_map_follows_the_tasks_edits_and_leans_towards_the_files_changed() {
     assert_eq!(system(&sent[2]), second, "nothing changed: the same prompt");
     let events = assembled(&run);
     assert_eq!(events.len(), 2, "{events:?}");
-    let tax = events[1]
+    let map: Vec<_> = events[1]
         .items
         .iter()
-        .find(|i| i.path.as_deref() == Some("shop/tax.py"))
-        .unwrap();
-    assert_eq!(tax.reason, "changed by the task");
-    assert_eq!(events[1].items[0].path.as_deref(), Some("shop/tax.py"));
+        .filter(|i| i.kind == ContextKind::Map)
+        .collect();
+    assert_eq!(map[0].path.as_deref(), Some("shop/tax.py"));
+    assert_eq!(map[0].reason, "changed by the task");
 }
 
 #[test]
@@ -185,7 +190,17 @@ fn a_server_with_a_tokenizer_counts_the_maps_tokens() {
     let map = &sys[sys.find("# Repository map").unwrap()..];
     let c = assembled(&run)[0];
     // The mock counts a token per 4 bytes; the estimate would be bytes / 3.5.
-    assert_eq!(c.total_tokens as usize, map.len().div_ceil(4), "{c:?}");
+    let rest: u64 = c
+        .items
+        .iter()
+        .filter(|i| i.kind != ContextKind::Map)
+        .map(|i| i.tokens)
+        .sum();
+    assert_eq!(
+        (c.total_tokens - rest) as usize,
+        map.len().div_ceil(4),
+        "{c:?}"
+    );
     // The tokenizer is not recorded as a model request.
     assert_eq!(server.model_requests().len(), server.requests().len());
 }
@@ -235,6 +250,27 @@ fn a_map_not_ready_in_a_second_joins_the_next_request() {
         .position(|m| *m)
         .expect("the map never joined");
     assert!(with_map[joined..].iter().all(|m| *m), "{with_map:?}");
+    // What went in is said at the first request (the file list) and again when the map joins.
+    let events = assembled(&run);
+    assert!(events.len() >= 2, "{events:?}");
+    assert!(
+        events[0].items.iter().all(|i| i.kind != ContextKind::Map),
+        "{events:?}"
+    );
+    assert!(
+        events[0]
+            .items
+            .iter()
+            .any(|i| i.kind == ContextKind::FileList)
+    );
+    assert!(
+        events
+            .last()
+            .unwrap()
+            .items
+            .iter()
+            .any(|i| i.kind == ContextKind::Map)
+    );
     let sys = system(&sent[joined]);
     assert!(sys.contains("app.py:\n    1│ def late_marker():"), "{sys}");
     println!(

@@ -25,6 +25,11 @@ const SMALL_FIRST_REQUEST_TOKENS: usize = 2_000;
 /// The map as last sent, and the map version it was made from.
 #[derive(Default)]
 pub(crate) struct MapSent {
+    /// What the system prompt holds besides the map (instructions, the file list, the files
+    /// the prompt names), for `context_assembled`.
+    pub base_items: Vec<ContextItem>,
+    /// Whether `context_assembled` was sent for the requests so far.
+    pub said: bool,
     version: u64,
     text: String,
     /// Worktree-relative files the task changed: the ranking leans towards them.
@@ -92,6 +97,18 @@ impl TaskRun {
         messages: &[ChatMessage],
     ) -> Result<Option<String>, CoreError> {
         let Some(map) = self.map.current() else {
+            // No map yet: the rest of the context is said once.
+            if !self.map_sent.said && !self.map_sent.base_items.is_empty() {
+                self.map_sent.said = true;
+                let items = self.map_sent.base_items.clone();
+                let total = items.iter().map(|i| i.tokens).sum();
+                self.emitter
+                    .emit(EventMsg::ContextAssembled(ContextAssembled {
+                        items,
+                        total_tokens: total,
+                        budget_tokens: 0,
+                    }))?;
+            }
             return Ok(None);
         };
         let version = self.map.version();
@@ -179,12 +196,16 @@ impl TaskRun {
             &map,
             ratio,
         );
+        let mut all = self.map_sent.base_items.clone();
+        let rest: u64 = all.iter().map(|i| i.tokens).sum();
+        all.extend(items);
         self.emitter
             .emit(EventMsg::ContextAssembled(ContextAssembled {
-                items,
-                total_tokens: total as u64,
-                budget_tokens: budget as u64,
+                items: all,
+                total_tokens: total as u64 + rest,
+                budget_tokens: budget as u64 + rest,
             }))?;
+        self.map_sent.said = true;
         self.map_sent.text = text.clone();
         Ok(Some(format!("{base}\n\n{text}")))
     }
@@ -211,6 +232,64 @@ impl TaskRun {
             self.token_ratio = Some(reported as f64 / estimated as f64);
         }
     }
+}
+
+/// The items of what a system prompt holds besides the map, from its sections: the project's
+/// instructions, the file list and the files the prompt names (the base prompt is not listed).
+pub(crate) fn section_items(system: &str, ratio: f64) -> Vec<ContextItem> {
+    let mut items: Vec<ContextItem> = Vec::new();
+    let mut current: Option<(ContextItem, String)> = None;
+    let flush = |current: &mut Option<(ContextItem, String)>, items: &mut Vec<ContextItem>| {
+        if let Some((mut item, text)) = current.take() {
+            item.tokens = ((estimate(&text) as f64) * ratio).ceil() as u64;
+            items.push(item);
+        }
+    };
+    for line in system.split_inclusive('\n') {
+        let head = line.trim_end();
+        let opened = if let Some(path) = head.strip_prefix("# Project instructions from ") {
+            Some(ContextItem {
+                kind: ContextKind::Instructions,
+                path: Some(path.to_string()),
+                symbol: None,
+                reason: "the project's instructions".into(),
+                tokens: 0,
+            })
+        } else if head == "# The repository" {
+            Some(ContextItem {
+                kind: ContextKind::FileList,
+                path: None,
+                symbol: None,
+                reason: "the repository's files, a few levels deep".into(),
+                tokens: 0,
+            })
+        } else if let Some(rest) = head.strip_prefix("## ")
+            && let Some(path) = rest.strip_suffix(" (named in the task)")
+        {
+            Some(ContextItem {
+                kind: ContextKind::File,
+                path: Some(path.to_string()),
+                symbol: None,
+                reason: "named in the prompt".into(),
+                tokens: 0,
+            })
+        } else if head.starts_with("# ") {
+            // Another section (the edit format's instructions): not context about the repository.
+            flush(&mut current, &mut items);
+            None
+        } else {
+            if let Some((_, text)) = current.as_mut() {
+                text.push_str(line);
+            }
+            continue;
+        };
+        if let Some(item) = opened {
+            flush(&mut current, &mut items);
+            current = Some((item, line.to_string()));
+        }
+    }
+    flush(&mut current, &mut items);
+    items
 }
 
 fn estimate(text: &str) -> usize {

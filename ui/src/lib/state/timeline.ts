@@ -543,11 +543,23 @@ export function shortCount(n: number): string {
 
 const contextKinds: [ContextKind, string, string][] = [
   ["file", "file", "files"],
+  ["file_list", "file list", "file lists"],
   ["test", "test", "tests"],
   ["symbols", "symbol list", "symbol lists"],
   ["recent_changes", "recent change", "recent changes"],
   ["instructions", "instruction file", "instruction files"],
 ];
+
+/** What a context item without a path is, in words. */
+export const contextKindText: Record<ContextKind, string> = {
+  map: "map",
+  file: "file",
+  file_list: "file list",
+  test: "test",
+  symbols: "symbols",
+  recent_changes: "recent changes",
+  instructions: "instructions",
+};
 
 /** A request's context in one line: `Context: map of 5 files, 1.2k tokens`. */
 export function contextLine(items: ContextItem[], totalTokens: number): string {
