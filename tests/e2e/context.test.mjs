@@ -95,3 +95,70 @@ describe("the task's context line", () => {
     t.diagnostic(`dark: ${await screenshot(app, "context-line-dark.png")}`);
   });
 });
+
+describe("a compaction in the timeline", () => {
+  let work;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), "bosun-e2e-compaction-"));
+  });
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("shows what was masked to keep the task within the model's window", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun", "bosun-mock-model");
+    const home = join(work, "home");
+    const repo = join(work, "logs");
+    mkdirSync(repo, { recursive: true });
+    const filler = `${"z".repeat(59)}\n`.repeat(200);
+    for (let i = 0; i < 8; i++) writeFileSync(join(repo, `log${i}.txt`), `log ${i}\n${filler}`);
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "logs");
+    const script = [];
+    for (let i = 0; i < 8; i++) {
+      script.push({
+        kind: "reply",
+        text: "",
+        tool_calls: [{ id: `call_${i}`, name: "read_file", arguments: JSON.stringify({ path: `log${i}.txt` }) }],
+      });
+    }
+    script.push({ kind: "reply", text: "Read all eight logs." });
+    const mock = await startMockModel(work, script, { window: 12000 });
+    t.after(() => mock.stop());
+    mkdirSync(home, { recursive: true });
+    writeFileSync(
+      join(home, "config.toml"),
+      `[providers.mock]\napi = "openai-chat"\nbase_url = "${mock.url}/v1"\nmodel = "m"\nprofile = { native_tools = true, tool_format = "native", edit_format = "tools", context_window = 12000 }\n`,
+    );
+    const run = spawnSync(
+      bin("bosun"),
+      ["run", "--json", "--repo", repo, "--prompt", "Read the eight logs", "--provider", "mock", "--no-checks"],
+      { env: { ...process.env, BOSUN_HOME: home }, encoding: "utf8" },
+    );
+    const events = run.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const compacted = events.find((e) => e.type === "context_compacted");
+    assert.ok(compacted, `no compaction:\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await app.click(await waitFor("the task in the sidebar", () => app.find(".sidebar [data-task-id]")));
+    const line = '[data-testid="timeline-compacted"]';
+    await waitFor("the compaction line", () => app.find(line));
+    const summary = (await app.textOf(`${line} summary`)).replace(/\s+/g, " ").trim();
+    assert.match(summary, /^⇣ Context compacted: [\d.]+k? → [\d.]+k? tokens of a 12k window — \d+ tool outputs? masked$/);
+    await app.run("document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", line);
+    await app.click(await app.find(`${line} summary`));
+    await waitFor("the compaction to open", () => app.find(`${line}[open]`));
+    // The first compaction (each later one masks what came since).
+    const masked = await app.run(
+      "return [...document.querySelector(arguments[0]).querySelectorAll('[data-list=masked] li')].map(li => li.textContent.trim());",
+      line,
+    );
+    assert.deepEqual(masked, compacted.masked);
+    assert.ok(masked[0].startsWith("read_file log0.txt"), masked.join(" | "));
+    t.diagnostic(`compaction: ${await screenshot(app, "compaction-line.png")}`);
+  });
+});

@@ -31,7 +31,7 @@ export function hasCommand(name) {
 }
 
 /** Starts the scripted mock model (recording requests to dir/rec.jsonl); resolves with its base URL once it listens. */
-export async function startMockModel(dir, script, { props } = {}) {
+export async function startMockModel(dir, script, { props, window } = {}) {
   const scriptPath = join(dir, "script.json");
   writeFileSync(scriptPath, JSON.stringify(script));
   const args = ["--script", scriptPath, "--record", join(dir, "rec.jsonl")];
@@ -41,6 +41,8 @@ export async function startMockModel(dir, script, { props } = {}) {
     writeFileSync(propsPath, JSON.stringify(props));
     args.push("--props", propsPath);
   }
+  // A context window in tokens: the mock answers 400 "context length exceeded" above it.
+  if (window) args.push("--window", String(window));
   const child = spawn(bin("bosun-mock-model"), args, {
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -230,6 +230,26 @@ impl Transcript {
                     )
                 )?
             }
+            EventMsg::ContextCompacted(c) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "2",
+                    &format!(
+                        "◇ context compacted: {} → {} tokens of a {}-token window ({} tool output{} masked{})",
+                        bosun_protocol::short_count(c.tokens_before),
+                        bosun_protocol::short_count(c.tokens_after),
+                        bosun_protocol::short_count(c.window_tokens),
+                        c.masked.len(),
+                        if c.masked.len() == 1 { "" } else { "s" },
+                        if c.summarised.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", {} messages summarised", c.summarised.len())
+                        }
+                    )
+                )
+            )?,
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
             EventMsg::ChecksPlanned(p) => {
                 let names: Vec<&str> = p.checks.iter().map(|c| c.name.as_str()).collect();

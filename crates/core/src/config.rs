@@ -61,6 +61,19 @@ pub struct BosunConfig {
     /// `[repos."<path>".budgets]` and the project's `.bosun/config.toml`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budgets: Option<BudgetSettings>,
+    /// How a task's context is kept within the model's window (`[context]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextSettings>,
+}
+
+/// `[context]`: compaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSettings {
+    /// Old tool outputs become one line when the conversation nears the window (default
+    /// true); false goes straight to summarising.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask_tool_outputs: Option<bool>,
 }
 
 /// `[budgets]`: limits in US dollars that hold across every running task in every process

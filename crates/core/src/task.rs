@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use verification::Verification;
 
+mod compaction;
 mod direct;
 mod edit_blocks;
 mod repo_map;
@@ -435,10 +436,20 @@ impl Launch {
                 Arc::new(move |p: &str| !readable.is_read_denied(p)),
             )
         };
+        let mask_outputs = crate::config::BosunConfig::load(&home)
+            .ok()
+            .and_then(|c| c.context)
+            .and_then(|c| c.mask_tool_outputs)
+            .unwrap_or(true);
         let run = TaskRun {
+            mask_outputs,
             map,
             map_sent: Default::default(),
             token_ratio: None,
+            compactions: 0,
+            overflowed: None,
+            compact_on_overflow: false,
+            window_learned: None,
             guard: Default::default(),
             verification: Verification::new(checks),
             home: home.clone(),
@@ -559,6 +570,16 @@ struct TaskRun {
     /// Reported prompt tokens / the bytes-per-3.5 estimate of the request, from the last
     /// response.
     token_ratio: Option<f64>,
+    /// Compactions so far.
+    compactions: u32,
+    /// Set by a request the provider found too long for the model (the loop compacts, then
+    /// sends it again), when `compact_on_overflow`.
+    overflowed: Option<String>,
+    compact_on_overflow: bool,
+    /// The window a provider's "too long" revealed, when smaller than the one known.
+    window_learned: Option<u64>,
+    /// `[context] mask_tool_outputs` (default true).
+    mask_outputs: bool,
 }
 
 impl TaskRun {
@@ -686,6 +707,18 @@ impl TaskRun {
         Ok(None)
     }
 
+    /// The task fails: its conversation cannot fit the model's window.
+    fn fail_too_big(&self, message: String) -> Result<TaskOutcome, CoreError> {
+        self.emitter.emit(EventMsg::Error(ErrorEvent {
+            code: "context_too_big".into(),
+            message: message.clone(),
+        }))?;
+        Ok(TaskOutcome {
+            status: TaskStatus::Failed,
+            summary: message,
+        })
+    }
+
     /// What the user sent while the task ran, each redacted and journaled as a
     /// `user_message`, in order.
     fn take_queued(&mut self) -> Result<Vec<String>, CoreError> {
@@ -783,6 +816,14 @@ impl TaskRun {
             Ok(TurnResult::Interrupted) => return Ok(Err(interrupted())),
             Err(CoreError::Model(e)) => {
                 let message = e.to_string();
+                // Too long for the model: the loop compacts and sends it again (twice at most).
+                if self.compact_on_overflow && compaction::context_exceeded(&e) {
+                    self.overflowed = Some(message.clone());
+                    return Ok(Err(TaskOutcome {
+                        status: TaskStatus::Failed,
+                        summary: message,
+                    }));
+                }
                 self.emitter.emit(EventMsg::Error(ErrorEvent {
                     code: e.code().into(),
                     message: message.clone(),
@@ -881,6 +922,8 @@ impl TaskRun {
         // the request when it is ready or what it shows changed.
         let base_system = system.clone();
         self.map_sent.base_items = repo_map::section_items(&base_system, 1.0);
+        self.compact_on_overflow = true;
+        let mut overflows = 0u32;
         self.wait_for_map().await;
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
@@ -909,6 +952,12 @@ impl TaskRun {
             {
                 system = with_map;
             }
+            // Near the model's window: old tool outputs masked, then older turns summarised.
+            if let compaction::Compacted::TooBig(m) =
+                self.compact(&system, &tools, &mut messages, None).await?
+            {
+                return self.fail_too_big(m);
+            }
             let request = ModelRequest {
                 system: system.clone(),
                 messages: messages.clone(),
@@ -916,8 +965,31 @@ impl TaskRun {
                 retry_sampling: None,
             };
             let response = match self.request_turn(&request).await? {
-                Ok(response) => response,
-                Err(outcome) => return Ok(outcome),
+                Ok(response) => {
+                    overflows = 0;
+                    response
+                }
+                Err(outcome) => match self.overflowed.take() {
+                    Some(why) => {
+                        overflows += 1;
+                        let compacted = if overflows <= 2 {
+                            self.compact(&system, &tools, &mut messages, Some(&why))
+                                .await?
+                        } else {
+                            compaction::Compacted::No
+                        };
+                        match compacted {
+                            compaction::Compacted::Yes => continue,
+                            compaction::Compacted::TooBig(m) => return self.fail_too_big(m),
+                            compaction::Compacted::No => {
+                                return self.fail_too_big(format!(
+                                    "{why} (compacting did not make the request small enough)"
+                                ));
+                            }
+                        }
+                    }
+                    None => return Ok(outcome),
+                },
             };
 
             let (mut calls, recovered, text, invalid) = if response.tool_calls.is_empty() {

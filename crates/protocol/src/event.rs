@@ -53,6 +53,10 @@ pub enum EventMsg {
     /// What the next request shows the model about the repository, and why (the repository
     /// map's files, …), within its token budget.
     ContextAssembled(ContextAssembled),
+    /// The conversation was made smaller before a request would pass ~80 % of the model's
+    /// context window (or after the provider said it was too long): old tool outputs masked,
+    /// then older turns summarised.
+    ContextCompacted(ContextCompacted),
     CheckStarted(CheckStarted),
     CheckOutputDelta(CheckOutputDelta),
     CheckFinished(CheckFinished),
@@ -86,6 +90,7 @@ impl EventMsg {
             EventMsg::Nudge(_) => "nudge",
             EventMsg::ChecksPlanned(_) => "checks_planned",
             EventMsg::ContextAssembled(_) => "context_assembled",
+            EventMsg::ContextCompacted(_) => "context_compacted",
             EventMsg::CheckStarted(_) => "check_started",
             EventMsg::CheckOutputDelta(_) => "check_output_delta",
             EventMsg::CheckFinished(_) => "check_finished",
@@ -437,6 +442,29 @@ pub fn short_count(n: u64) -> String {
         1_000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
         _ => format!("{}k", (n as f64 / 1000.0).round() as u64),
     }
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ContextCompacted {
+    #[ts(type = "number")]
+    pub tokens_before: u64,
+    #[ts(type = "number")]
+    pub tokens_after: u64,
+    /// The context window it was kept within, in tokens.
+    #[ts(type = "number")]
+    pub window_tokens: u64,
+    /// Why: `near_window` (before a request would pass ~80 % of it) or `provider_said_too_long`.
+    pub reason: String,
+    /// The tool outputs replaced by one line, each as `tool target` (`read_file src/a.py`).
+    pub masked: Vec<String>,
+    /// The older messages summarised, each as one line (`user: Fix the …`, `read_file src/a.py`).
+    pub summarised: Vec<String>,
+    /// The summary that replaced them, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub summary: Option<String>,
 }
 
 /// One piece of a request's context.

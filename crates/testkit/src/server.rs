@@ -54,6 +54,13 @@ pub struct MockOptions {
     /// Answer `POST /tokenize` as llama.cpp's server does (`{"tokens": [...]}`), one token per
     /// 4 bytes of `content`; without it, 404. Not recorded either way.
     pub tokenize: bool,
+    /// A context window in tokens: a model request over it (counted as bytes / 4) is answered
+    /// 400 `context_length_exceeded`, as OpenAI and llama.cpp answer. It is recorded, and takes
+    /// no scripted reply.
+    pub window: Option<u64>,
+    /// A model request that offers no tools (a summary, a commit message) is answered with
+    /// this text, without taking a scripted reply.
+    pub summary_reply: Option<String>,
 }
 
 struct Shared {
@@ -63,6 +70,8 @@ struct Shared {
     served: AtomicU64,
     props: Option<Value>,
     tokenize: bool,
+    window: Option<u64>,
+    summary_reply: Option<String>,
     /// Set when the server stops: replies that hang or never end finish then.
     stopping: watch::Sender<bool>,
 }
@@ -201,6 +210,8 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         served: AtomicU64::new(0),
         props: options.props.clone(),
         tokenize: options.tokenize,
+        window: options.window,
+        summary_reply: options.summary_reply.clone(),
         stopping: watch::channel(false).0,
     }))
 }
@@ -314,7 +325,35 @@ async fn handle(
             );
         }
     };
-    let Some(reply) = lock(&shared.replies).pop_front() else {
+    if let Some(window) = shared.window {
+        let tokens = body.len() as u64 / 4;
+        if tokens > window {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &json!({"error": {
+                    "message": format!("This model's maximum context length is {window} tokens. However, your messages resulted in {tokens} tokens."),
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }}),
+            );
+        }
+    }
+    let offers_tools = body_json
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    let summary = shared
+        .summary_reply
+        .as_ref()
+        .filter(|_| !offers_tools)
+        .map(|text| MockReply::Reply {
+            text: text.clone(),
+            tool_calls: Vec::new(),
+            usage: Default::default(),
+            chunk_delay_ms: 0,
+            cut_after_events: None,
+        });
+    let Some(reply) = summary.or_else(|| lock(&shared.replies).pop_front()) else {
         return json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             &json!({"error": {"message": "mock model: script exhausted"}}),

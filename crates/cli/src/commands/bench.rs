@@ -55,6 +55,21 @@ pub enum BenchCommand {
     /// crates and sdists (the prompt their CHANGELOG entry, the answer the source files that
     /// changed): recall@1 and @5 of the map's top files next to a grep baseline. Downloads the
     /// archives into `--cache` once (static.crates.io, PyPI)
+    /// A long task against the mock model with a small window: N tool calls with big outputs,
+    /// with masking on and off; the requests, their input tokens in all, the biggest, the
+    /// compactions and the requests refused as too long
+    Compaction {
+        #[arg(long, default_value_t = 200)]
+        calls: usize,
+        /// Each output, in KB
+        #[arg(long, default_value_t = 20)]
+        kb: usize,
+        /// The model's window in tokens (the mock counts bytes / 4)
+        #[arg(long, default_value_t = 32_768)]
+        window: u64,
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
     Localise {
         /// The task list (TOML, `[[task]]` tables); the built-in one is tests/localise/tasks.toml
         #[arg(long, value_name = "FILE")]
@@ -134,6 +149,12 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Costs { tasks, events, dir } => {
             bosun_store::search::bench::run_costs(tasks, events, &dir, &mut out)?;
         }
+        BenchCommand::Compaction {
+            calls,
+            kb,
+            window,
+            dir,
+        } => super::bench_compaction::run(calls, kb, window, &dir, &mut out)?,
         BenchCommand::Guard { lines, runs } => bosun_syntax::bench::run(lines, runs, &mut out)?,
         BenchCommand::Map { files, dir, path } => {
             let scratch =

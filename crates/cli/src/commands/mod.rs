@@ -1,5 +1,6 @@
 pub mod approve;
 pub mod bench;
+pub mod bench_compaction;
 pub mod checks;
 pub mod costs;
 pub mod diff;

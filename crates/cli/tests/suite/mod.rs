@@ -3,6 +3,7 @@ mod bad_input;
 mod bench;
 mod budgets;
 mod checks;
+mod compaction;
 mod containment;
 mod costs;
 mod direct;

@@ -143,7 +143,7 @@ impl TaskRun {
         };
         // The estimate runs high or low for this model by `ratio`: fit the text to the
         // budget as the model counts it.
-        let ratio = self.token_ratio.unwrap_or(1.0).clamp(0.25, 4.0);
+        let ratio = self.token_ratio.unwrap_or(1.0).clamp(0.5, 2.0);
         let fit = ((budget as f64 / ratio) as usize).saturating_sub(estimate(MAP_HEADING));
         let ranking = {
             let map = std::sync::Arc::clone(&map);
@@ -212,7 +212,7 @@ impl TaskRun {
 
     /// `tokens` of the estimate, corrected by the last response's reported prompt tokens.
     fn corrected(&self, tokens: usize) -> usize {
-        let ratio = self.token_ratio.unwrap_or(1.0).clamp(0.25, 4.0);
+        let ratio = self.token_ratio.unwrap_or(1.0).clamp(0.5, 2.0);
         (tokens as f64 * ratio).ceil() as usize
     }
 
@@ -228,8 +228,13 @@ impl TaskRun {
             + usage.cache_write_tokens
             + usage.cache_write_1h_tokens;
         let estimated = request_estimate(&request.system, &request.tools, &request.messages);
+        // Tokenizers run 2.5-5 bytes a token: a ratio far outside that is a server reporting
+        // something else (only the uncached part, a fixed figure), not a correction.
         if reported > 0 && estimated > 0 {
-            self.token_ratio = Some(reported as f64 / estimated as f64);
+            let ratio = reported as f64 / estimated as f64;
+            if (0.5..=2.0).contains(&ratio) {
+                self.token_ratio = Some(ratio);
+            }
         }
     }
 }

@@ -27,6 +27,10 @@ struct Args {
     /// and context size); without it, 404.
     #[arg(long)]
     props: Option<PathBuf>,
+    /// A context window in tokens: a model request over it (bytes / 4) is answered 400
+    /// `context_length_exceeded`
+    #[arg(long)]
+    window: Option<u64>,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -57,6 +61,8 @@ async fn main() -> anyhow::Result<()> {
             record: args.record.clone(),
             props,
             tokenize: false,
+            window: args.window,
+            summary_reply: None,
         },
     )
     .await

@@ -71,6 +71,28 @@ describe("the timeline", () => {
     ]);
   });
 
+  it("shows a compaction in one line that opens to what was masked and summarised", () => {
+    const view = render([
+      ev(1, {
+        type: "context_compacted",
+        tokens_before: 52000,
+        tokens_after: 18000,
+        window_tokens: 32768,
+        reason: "near_window",
+        masked: ["read_file src/a.py", "run_command cargo test"],
+        summarised: ["user: Fix it", "assistant: read_file src/a.py"],
+        summary: "- read src/a.py\n- tests fail in parse()",
+      }),
+    ]);
+    const line = view.querySelector<HTMLDetailsElement>('[data-testid="timeline-compacted"]');
+    expect(line?.querySelector("summary")?.textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "⇣ Context compacted: 52k → 18k tokens of a 33k window — 2 tool outputs masked, 2 messages summarised",
+    );
+    const masked = [...(line?.querySelectorAll('[data-list="masked"] li') ?? [])].map((li) => li.textContent);
+    expect(masked).toEqual(["read_file src/a.py", "run_command cargo test"]);
+    expect(line?.querySelector(".summary-text")?.textContent).toBe("- read src/a.py\n- tests fail in parse()");
+  });
+
   it("collapses and expands the output panel", () => {
     const view = render();
     const head = view.querySelector<HTMLButtonElement>('[data-tool="run_command"] button');

@@ -50,6 +50,17 @@ export type TimelineItem =
   | (Entry & { kind: "nudge"; reason: NudgeReason; message: string })
   /** What a request showed the model about the repository (the map's files, …) and why. */
   | (Entry & { kind: "context"; items: ContextItem[]; totalTokens: number; budgetTokens: number })
+  /** The conversation was made smaller: what was masked and summarised. */
+  | (Entry & {
+      kind: "compacted";
+      tokensBefore: number;
+      tokensAfter: number;
+      windowTokens: number;
+      reason: string;
+      masked: string[];
+      summarised: string[];
+      summary: string | null;
+    })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
   /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
@@ -370,6 +381,19 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
       case "nudge":
         next.items.push({ ...base, kind: "nudge", reason: ev.reason, message: ev.message });
         break;
+      case "context_compacted":
+        next.items.push({
+          ...base,
+          kind: "compacted",
+          tokensBefore: ev.tokens_before,
+          tokensAfter: ev.tokens_after,
+          windowTokens: ev.window_tokens,
+          reason: ev.reason,
+          masked: ev.masked,
+          summarised: ev.summarised,
+          summary: ev.summary ?? null,
+        });
+        break;
       case "context_assembled":
         next.items.push({
           ...base,
@@ -549,6 +573,15 @@ const contextKinds: [ContextKind, string, string][] = [
   ["recent_changes", "recent change", "recent changes"],
   ["instructions", "instruction file", "instruction files"],
 ];
+
+/** A compaction in one line: `Context compacted: 52k → 18k tokens of a 32k window — 14 tool outputs masked, 12 messages summarised`. */
+export function compactedLine(c: { tokensBefore: number; tokensAfter: number; windowTokens: number; reason: string; masked: string[]; summarised: string[] }): string {
+  const parts: string[] = [];
+  if (c.masked.length > 0) parts.push(`${c.masked.length} tool ${c.masked.length === 1 ? "output" : "outputs"} masked`);
+  if (c.summarised.length > 0) parts.push(`${c.summarised.length} ${c.summarised.length === 1 ? "message" : "messages"} summarised`);
+  const why = c.reason === "provider_said_too_long" ? " (the provider said the request was too long)" : "";
+  return `Context compacted${why}: ${shortCount(c.tokensBefore)} → ${shortCount(c.tokensAfter)} tokens of a ${shortCount(c.windowTokens)} window — ${parts.join(", ")}`;
+}
 
 /** What a context item without a path is, in words. */
 export const contextKindText: Record<ContextKind, string> = {
