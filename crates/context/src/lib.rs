@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::Path;
 
+mod layers;
 mod live;
 pub mod localise_bench;
 mod map;
@@ -14,19 +15,23 @@ pub mod map_bench;
 mod repo;
 mod symbols;
 mod task_files;
+pub use layers::{Assembled, Change, Inputs, Layer, Piece, Shares, assemble};
 pub use live::{Keep, LiveMap};
 pub use map::{
     BuildStats, FOCUS_BLEND, MAP_FILE_MAX_BYTES, MAP_MAX_FILES, MapFile, RankedFile, Rendered,
     RepoMap, blob_id, estimate_tokens, outline_lines,
 };
 pub use repo::{
-    REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, named_files_now, repo_context,
+    REPO_CONTEXT_CAP_BYTES, SMALL_REPO_CONTEXT_CAP_BYTES, file_list, named_files_now, repo_context,
     repo_context_within,
 };
 pub use symbols::{SYMBOL_KINDS, Symbol, SymbolQuery, Weighted, kind_matches};
 pub use task_files::{
     TaskFile, files_now, identifiers, is_test_name, listed_files, render_task_files, task_files,
 };
+
+/// What the repository map's section of a request starts with.
+pub const MAP_HEADING: &str = "# Repository map\nThe source files most related to the task, ranked; each definition as `line│ signature`, nested ones indented.\n";
 
 /// The built-in system prompt (`assets/prompts/system.md`).
 pub const BASE_PROMPT: &str = include_str!("../../../assets/prompts/system.md");

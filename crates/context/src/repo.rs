@@ -74,6 +74,31 @@ pub fn repo_context_within(
     out
 }
 
+/// The list of the repository's files alone (the first part of [`repo_context`]): for a request
+/// whose layered context shows the files the prompt names.
+pub fn file_list(worktree: &Path, readable: &dyn Fn(&str) -> bool) -> String {
+    let mut files = Vec::new();
+    list(worktree, "", 0, readable, &mut files);
+    files.sort();
+    if files.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("# The repository\nFiles (more with list_dir):\n");
+    let mut shown = 0;
+    for f in &files {
+        if out.len() + f.len() + 1 > LIST_CAP_BYTES {
+            break;
+        }
+        out.push_str(f);
+        out.push('\n');
+        shown += 1;
+    }
+    if shown < files.len() {
+        out.push_str(&format!("… and {} more\n", files.len() - shown));
+    }
+    out
+}
+
 /// The files `prompt` names as they are now, within `cap` bytes (empty when it names none): a
 /// later reminder for a small model that lost track of them.
 pub fn named_files_now(

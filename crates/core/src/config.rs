@@ -67,13 +67,48 @@ pub struct BosunConfig {
 }
 
 /// `[context]`: compaction.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContextSettings {
     /// Old tool outputs become one line when the conversation nears the window (default
     /// true); false goes straight to summarising.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mask_tool_outputs: Option<bool>,
+    /// The layered context's split of its budget (`[context.shares] targets = 0.35, …`); a
+    /// layer left out keeps its default, and the shares are normalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<SharesSettings>,
+}
+
+/// `[context.shares]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharesSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub siblings: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recent: Option<f64>,
+}
+
+impl ContextSettings {
+    /// The shares, defaults where unset.
+    pub fn shares(&self) -> bosun_context::Shares {
+        let d = bosun_context::Shares::default();
+        let s = self.shares.clone().unwrap_or_default();
+        bosun_context::Shares {
+            targets: s.targets.unwrap_or(d.targets),
+            tests: s.tests.unwrap_or(d.tests),
+            siblings: s.siblings.unwrap_or(d.siblings),
+            symbols: s.symbols.unwrap_or(d.symbols),
+            recent: s.recent.unwrap_or(d.recent),
+        }
+    }
 }
 
 /// `[budgets]`: limits in US dollars that hold across every running task in every process

@@ -29,6 +29,7 @@ use verification::Verification;
 mod compaction;
 mod direct;
 mod edit_blocks;
+mod layers;
 mod repo_map;
 mod verification;
 
@@ -436,13 +437,15 @@ impl Launch {
                 Arc::new(move |p: &str| !readable.is_read_denied(p)),
             )
         };
-        let mask_outputs = crate::config::BosunConfig::load(&home)
+        let context_settings = crate::config::BosunConfig::load(&home)
             .ok()
             .and_then(|c| c.context)
-            .and_then(|c| c.mask_tool_outputs)
-            .unwrap_or(true);
+            .unwrap_or_default();
+        let mask_outputs = context_settings.mask_tool_outputs.unwrap_or(true);
+        let shares = context_settings.shares();
         let run = TaskRun {
             mask_outputs,
+            shares,
             map,
             map_sent: Default::default(),
             token_ratio: None,
@@ -580,6 +583,8 @@ struct TaskRun {
     window_learned: Option<u64>,
     /// `[context] mask_tool_outputs` (default true).
     mask_outputs: bool,
+    /// `[context.shares]`: the layered context's split.
+    shares: bosun_context::Shares,
 }
 
 impl TaskRun {
@@ -890,6 +895,10 @@ impl TaskRun {
         // The repository's files and the ones the prompt names, so a small model starts from
         // what the task needs (read-denied files are neither listed nor shown).
         let repo = match self.policy.read() {
+            // The layered context (a model not profiled as small) shows the named files itself.
+            Ok(policy) if !small => {
+                bosun_context::file_list(&self.worktree_path, &|p: &str| !policy.is_read_denied(p))
+            }
             // A small model's first request stays under 2,000 tokens.
             Ok(policy) => bosun_context::repo_context_within(
                 &self.worktree_path,

@@ -407,6 +407,7 @@ impl ContextAssembled {
             (ContextKind::File, "file", "files"),
             (ContextKind::FileList, "file list", "file lists"),
             (ContextKind::Test, "test", "tests"),
+            (ContextKind::Sibling, "nearby file", "nearby files"),
             (ContextKind::Symbols, "symbol list", "symbol lists"),
             (
                 ContextKind::RecentChanges,
@@ -498,6 +499,8 @@ pub enum ContextKind {
     FileList,
     /// A test related to a target file.
     Test,
+    /// The definitions of a file next to a target file.
+    Sibling,
     /// Definitions looked up by name.
     Symbols,
     /// Recent commits that touched the target files.

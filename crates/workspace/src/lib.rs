@@ -26,6 +26,7 @@ mod materialise;
 mod owned_git;
 mod pack;
 mod pool;
+mod recent;
 mod review;
 mod safe_fs;
 mod scan;
@@ -43,6 +44,7 @@ pub use history::{DiffPoint, Restored};
 pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };
+pub use recent::{RecentChange, recent_changes};
 pub use review::{
     AcceptedTree, MergePlan, Rebased, Rejection, TaskHistory, delete_history, delete_task_branch,
 };

@@ -66,9 +66,17 @@ fn deny_internal(env: &Env) -> String {
 }
 
 #[test]
-fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
+fn the_first_request_carries_the_layered_context_towards_what_the_prompt_names() {
     let env = Env::new();
     python_repo(&env);
+    // Another package, so the map has files beyond the task's directory.
+    write(
+        &env,
+        "report/export.py",
+        "from shop.pricing import calc_total\n\n\ndef export(rows):\n    return [calc_total(r) for r in rows]\n",
+    );
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-q", "-m", "export"]);
     let policy = deny_internal(&env);
     let server =
         MockModelServer::start_blocking(vec![text("calc_total rounds to cents.")]).unwrap();
@@ -79,48 +87,65 @@ fn the_first_request_carries_the_map_ranked_towards_what_the_prompt_names() {
     );
     assert!(run.code().is_some(), "{}", run.stderr());
     let sys = system(&server.model_requests()[0]);
+    // The file defining the name the prompt gives, whole.
+    let pricing = std::fs::read_to_string(env.repo.join("shop/pricing.py")).unwrap();
+    assert!(
+        sys.contains(&format!(
+            "# Task files\n## shop/pricing.py (defines `calc_total`, named in the prompt)\n```\n{pricing}```\n"
+        )),
+        "{sys}"
+    );
+    // The files next to it, as definitions within their scopes.
+    assert!(
+        sys.contains("shop/invoice.py:\n    4│ class Invoice:\n    5│     def total(self):\n"),
+        "{sys}"
+    );
+    // The map, without what is shown already.
     let map = &sys[sys
         .find("# Repository map")
         .expect("no map in the first request")..];
-    // The file defining the name the prompt gives comes first, with its signatures.
     assert!(
-        map.contains("shop/pricing.py:\n    1│ TAX = 0.2\n    4│ def calc_total(lines):\n"),
+        map.contains("report/export.py:\n    4│ def export(rows):\n"),
         "{map}"
     );
-    let first_file = map.lines().find(|l| l.ends_with(".py:")).unwrap();
-    assert_eq!(first_file, "shop/pricing.py:");
-    // Nested definitions sit within their class.
+    assert!(!map.contains("shop/pricing.py:"), "{map}");
+    // A read-denied file is in none of it.
     assert!(
-        map.contains("    4│ class Invoice:\n    5│     def total(self):\n"),
-        "{map}"
+        !sys.contains("internal/") && !sys.contains("signing_key"),
+        "{sys}"
     );
-    // A read-denied file is not in the map.
-    assert!(
-        !map.contains("internal/") && !map.contains("signing_key"),
-        "{map}"
-    );
+    // The named file is not shown twice (the file list's own copy is for small models).
+    assert!(!sys.contains("(named in the task)"), "{sys}");
     // What went in, and why, is an event before the first request's usage.
     let events = assembled(&run);
     assert_eq!(events.len(), 1, "{events:?}");
     let c = events[0];
-    // The file list first, then the map's files.
+    let of = |kind: ContextKind| -> Vec<&str> {
+        c.items
+            .iter()
+            .filter(|i| i.kind == kind)
+            .filter_map(|i| i.path.as_deref())
+            .collect()
+    };
     assert_eq!(c.items[0].kind, ContextKind::FileList, "{c:?}");
-    let map: Vec<_> = c
+    assert_eq!(of(ContextKind::File), ["shop/pricing.py"]);
+    assert_eq!(
+        of(ContextKind::Sibling),
+        ["shop/invoice.py", "shop/report.py"]
+    );
+    assert!(of(ContextKind::Map).contains(&"report/export.py"), "{c:?}");
+    let file = c
         .items
         .iter()
-        .filter(|i| i.kind == ContextKind::Map)
-        .collect();
-    assert_eq!(map[0].path.as_deref(), Some("shop/pricing.py"));
-    assert_eq!(map[0].reason, "defines `calc_total`, named in the prompt");
-    // The three Python files and the fixture's two Rust ones.
-    assert_eq!(map.len(), 5, "{c:?}");
-    assert_eq!(c.items.len(), 6, "{c:?}");
+        .find(|i| i.kind == ContextKind::File)
+        .unwrap();
+    assert_eq!(file.reason, "defines `calc_total`, named in the prompt");
     assert!(
         c.total_tokens > 0 && c.total_tokens <= c.budget_tokens,
         "{c:?}"
     );
-    // Unknown window: the map's 2,000, plus what the file list takes.
-    assert_eq!(c.budget_tokens, 2_000 + c.items[0].tokens, "{c:?}");
+    // Unknown window: the layered 4,000, plus what the file list takes.
+    assert_eq!(c.budget_tokens, 4_000 + c.items[0].tokens, "{c:?}");
     let kinds = run.kinds();
     let at = kinds
         .iter()
@@ -157,19 +182,20 @@ fn the_map_follows_the_tasks_edits_and_leans_towards_the_files_changed() {
     assert!(!first.contains("apply_tax"), "{first}");
     let second = system(&sent[1]);
     assert!(
-        second.contains("shop/tax.py:\n    1│ def apply_tax(amount, rate):\n"),
+        second
+            .contains("## shop/tax.py (changed by the task)\n```\ndef apply_tax(amount, rate):\n"),
         "{second}"
     );
     assert_eq!(system(&sent[2]), second, "nothing changed: the same prompt");
     let events = assembled(&run);
     assert_eq!(events.len(), 2, "{events:?}");
-    let map: Vec<_> = events[1]
+    let files: Vec<_> = events[1]
         .items
         .iter()
-        .filter(|i| i.kind == ContextKind::Map)
+        .filter(|i| i.kind == ContextKind::File)
         .collect();
-    assert_eq!(map[0].path.as_deref(), Some("shop/tax.py"));
-    assert_eq!(map[0].reason, "changed by the task");
+    assert_eq!(files[0].path.as_deref(), Some("shop/tax.py"));
+    assert_eq!(files[0].reason, "changed by the task");
 }
 
 #[test]
@@ -187,18 +213,18 @@ fn a_server_with_a_tokenizer_counts_the_maps_tokens() {
     let run = env.run(&server, "Explain calc_total", &[]);
     assert!(run.code().is_some(), "{}", run.stderr());
     let sys = system(&server.model_requests()[0]);
-    let map = &sys[sys.find("# Repository map").unwrap()..];
+    let layered = &sys[sys.find("# Task files").unwrap()..];
     let c = assembled(&run)[0];
     // The mock counts a token per 4 bytes; the estimate would be bytes / 3.5.
     let rest: u64 = c
         .items
         .iter()
-        .filter(|i| i.kind != ContextKind::Map)
+        .filter(|i| i.kind == ContextKind::FileList)
         .map(|i| i.tokens)
         .sum();
     assert_eq!(
         (c.total_tokens - rest) as usize,
-        map.len().div_ceil(4),
+        layered.len().div_ceil(4),
         "{c:?}"
     );
     // The tokenizer is not recorded as a model request.
@@ -272,7 +298,10 @@ fn a_map_not_ready_in_a_second_joins_the_next_request() {
             .any(|i| i.kind == ContextKind::Map)
     );
     let sys = system(&sent[joined]);
-    assert!(sys.contains("app.py:\n    1│ def late_marker():"), "{sys}");
+    assert!(
+        sys.contains("## app.py (defines `late_marker`, named in the prompt)"),
+        "{sys}"
+    );
     println!(
         "requests with the map: {with_map:?} ({} ms)",
         started.elapsed().as_millis()

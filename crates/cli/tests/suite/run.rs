@@ -771,7 +771,7 @@ fn the_first_request_lists_the_repository_and_shows_the_named_files() {
     );
     let lib = std::fs::read_to_string(env.repo.join("src/lib.rs")).unwrap();
     assert!(
-        system.contains("## src/lib.rs (named in the task)"),
+        system.contains("## src/lib.rs (named in the prompt)"),
         "{system}"
     );
     assert!(system.contains(lib.lines().next().unwrap()), "{system}");

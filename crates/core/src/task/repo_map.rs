@@ -17,21 +17,20 @@ use std::time::Duration;
 
 /// The longest the first request waits for the map.
 pub(crate) const MAP_WAIT: Duration = Duration::from_secs(1);
-/// What the map's section starts with.
-const MAP_HEADING: &str = "# Repository map\nThe source files most related to the task, ranked; each definition as `line│ signature`, nested ones indented.\n";
+use bosun_context::MAP_HEADING;
 /// A small model's whole first request stays under this many tokens.
 const SMALL_FIRST_REQUEST_TOKENS: usize = 2_000;
 
 /// The map as last sent, and the map version it was made from.
 #[derive(Default)]
 pub(crate) struct MapSent {
+    pub version: u64,
+    pub text: String,
     /// What the system prompt holds besides the map (instructions, the file list, the files
     /// the prompt names), for `context_assembled`.
     pub base_items: Vec<ContextItem>,
     /// Whether `context_assembled` was sent for the requests so far.
     pub said: bool,
-    version: u64,
-    text: String,
     /// Worktree-relative files the task changed: the ranking leans towards them.
     pub touched: Vec<String>,
 }
@@ -116,6 +115,11 @@ impl TaskRun {
             return Ok(None);
         }
         let profile = self.client.profile();
+        // A model not profiled as small gets the layered context; a small one the map alone
+        // (its first request stays under 2,000 tokens).
+        if !profile.is_small() {
+            return self.system_with_layers(base, asked, map, version).await;
+        }
         let mut budget = map_budget(profile.context_window);
         if profile.is_small() {
             let used = self.corrected(request_estimate(base, tools, messages));
