@@ -418,6 +418,102 @@ pub fn run(
     })
 }
 
+/// `bosun bench context`: on the same tasks, what the layered context of a first request
+/// (`crate::assemble`, no recent changes: archives have no history) holds of the files the
+/// release changed, under each split of the budget in `presets`: the share of answer files
+/// shown at all (as a task file, a test, a sibling or a map entry), shown whole as a task file,
+/// and the tokens it took. Prints a row per preset.
+pub fn run_context(
+    tasks: &[Task],
+    cache: &Path,
+    fetch: Fetch,
+    presets: &[(String, crate::Shares)],
+    budget: usize,
+    out: &mut dyn Write,
+) -> Result<(), LocaliseError> {
+    let started = Instant::now();
+    // Per preset: (shown, as a task file, tokens) summed over tasks.
+    let mut sums = vec![(0.0f64, 0.0f64, 0usize); presets.len()];
+    for task in tasks {
+        let before = version_files(task.registry, &task.name, &task.from, cache, fetch)?;
+        let registry = match task.registry {
+            Registry::Crates => "crates",
+            Registry::Pypi => "pypi",
+        };
+        let root: PathBuf = cache
+            .join("trees")
+            .join(format!("ctx-{registry}-{}-{}", task.name, task.from));
+        write_tree(&root, &before)
+            .map_err(io_err(format!("while unpacking into {}", root.display())))?;
+        let map = RepoMap::build(&root);
+        for (i, (_, shares)) in presets.iter().enumerate() {
+            let none = |_: &[String], _: usize| Vec::new();
+            let got = crate::assemble(
+                &crate::Inputs {
+                    root: &root,
+                    map: &map,
+                    prompt: &task.prompt,
+                    touched: &[],
+                    readable: &|_| true,
+                    recent: &none,
+                },
+                budget,
+                shares,
+            );
+            let shown = |layer: Option<crate::Layer>| {
+                task.files
+                    .iter()
+                    .filter(|f| {
+                        got.pieces.iter().any(|p| {
+                            p.path.as_deref() == Some(f.as_str())
+                                && layer.is_none_or(|l| p.layer == l)
+                        })
+                    })
+                    .count() as f64
+                    / task.files.len().max(1) as f64
+            };
+            sums[i].0 += shown(None);
+            sums[i].1 += shown(Some(crate::Layer::Target));
+            sums[i].2 += crate::estimate_tokens(&got.text);
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    let n = tasks.len().max(1) as f64;
+    writeln!(
+        out,
+        "{} tasks, a {budget}-token layered context (targets / tests / siblings / map / recent); answer files:",
+        tasks.len()
+    )
+    .map_err(io_err("while printing"))?;
+    writeln!(
+        out,
+        "{:<34} {:>8} {:>10} {:>12}",
+        "shares", "shown", "as a task", "tokens (avg)"
+    )
+    .map_err(io_err("while printing"))?;
+    for ((name, s), (shown, whole, tokens)) in presets.iter().zip(sums) {
+        let label = format!(
+            "{name} {:.0}/{:.0}/{:.0}/{:.0}/{:.0}",
+            s.targets * 100.0,
+            s.tests * 100.0,
+            s.siblings * 100.0,
+            s.symbols * 100.0,
+            s.recent * 100.0
+        );
+        writeln!(
+            out,
+            "{label:<34} {:>8.3} {:>10.3} {:>12.0}",
+            shown / n,
+            whole / n,
+            tokens as f64 / n
+        )
+        .map_err(io_err("while printing"))?;
+    }
+    writeln!(out, "total {:.1} s", started.elapsed().as_secs_f64())
+        .map_err(io_err("while printing"))?;
+    Ok(())
+}
+
 /// The report as a table: a row per task (the first answer file's position per method), then
 /// the totals.
 pub fn print(report: &Report, out: &mut dyn Write) -> io::Result<()> {

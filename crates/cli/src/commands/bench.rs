@@ -70,6 +70,24 @@ pub enum BenchCommand {
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
     },
+    /// What the first request's layered context holds of the files real releases changed, under
+    /// several splits of its budget (the tasks of `bench localise`)
+    Context {
+        #[arg(long, value_name = "FILE")]
+        tasks: Option<PathBuf>,
+        #[arg(
+            long,
+            value_name = "DIR",
+            default_value = "/var/tmp/bosun-localise-cache"
+        )]
+        cache: PathBuf,
+        #[arg(long, default_value_t = 4_000)]
+        budget: usize,
+        /// Another split to compare, as targets/tests/siblings/map/recent in percent (e.g.
+        /// 20/10/5/60/5); repeatable
+        #[arg(long, value_name = "T/T/S/M/R")]
+        shares: Vec<String>,
+    },
     Localise {
         /// The task list (TOML, `[[task]]` tables); the built-in one is tests/localise/tasks.toml
         #[arg(long, value_name = "FILE")]
@@ -187,8 +205,113 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             dir,
         } => bosun_workspace::bench::run_review_bench(files, changed, &dir, &mut out)?,
         BenchCommand::Localise { tasks, cache, json } => localise(tasks, &cache, json, &mut out)?,
+        BenchCommand::Context {
+            tasks,
+            cache,
+            budget,
+            shares,
+        } => context(tasks, &cache, budget, &shares, &mut out)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn context(
+    tasks: Option<PathBuf>,
+    cache: &Path,
+    budget: usize,
+    extra: &[String],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    use bosun_context::{Shares, localise_bench};
+    if !(500..=100_000).contains(&budget) {
+        anyhow::bail!("--budget must be between 500 and 100000 tokens (got {budget})");
+    }
+    let tasks = task_list(tasks)?;
+    let (runtime, client) = http()?;
+    let fetch = |url: &str| fetch(&runtime, &client, url);
+    let preset = |t, te, si, sy, r| Shares {
+        targets: t,
+        tests: te,
+        siblings: si,
+        symbols: sy,
+        recent: r,
+    };
+    let mut presets = vec![
+        ("bosun".to_string(), Shares::default()),
+        ("articles".to_string(), Shares::ARTICLES),
+        ("earlier".to_string(), preset(0.35, 0.15, 0.10, 0.30, 0.10)),
+        (
+            "map-heavy".to_string(),
+            preset(0.15, 0.10, 0.05, 0.65, 0.05),
+        ),
+        (
+            "targets-heavy".to_string(),
+            preset(0.55, 0.15, 0.05, 0.20, 0.05),
+        ),
+    ];
+    for x in extra {
+        let parts: Vec<f64> = x.split('/').filter_map(|p| p.trim().parse().ok()).collect();
+        if parts.len() != 5 || parts.iter().any(|p| *p < 0.0) || parts.iter().sum::<f64>() <= 0.0 {
+            anyhow::bail!(
+                "--shares {x}: give five numbers, targets/tests/siblings/map/recent, e.g. 20/10/5/60/5"
+            );
+        }
+        let sum: f64 = parts.iter().sum();
+        presets.push((
+            "given".to_string(),
+            preset(
+                parts[0] / sum,
+                parts[1] / sum,
+                parts[2] / sum,
+                parts[3] / sum,
+                parts[4] / sum,
+            ),
+        ));
+    }
+    localise_bench::run_context(&tasks, cache, &fetch, &presets, budget, out)?;
+    Ok(())
+}
+
+fn task_list(tasks: Option<PathBuf>) -> anyhow::Result<Vec<bosun_context::localise_bench::Task>> {
+    use bosun_context::localise_bench;
+    Ok(match &tasks {
+        Some(path) => {
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(e) => anyhow::bail!("--tasks {}: cannot read it: {e}", path.display()),
+            };
+            localise_bench::parse_tasks(&text, &path.display().to_string())?
+        }
+        None => localise_bench::parse_tasks(localise_bench::TASKS, "tests/localise/tasks.toml")?,
+    })
+}
+
+fn http() -> anyhow::Result<(tokio::runtime::Runtime, reqwest::Client)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let client = reqwest::Client::builder()
+        .user_agent("bosun-bench-localise")
+        .connect_timeout(Duration::from_secs(20))
+        .timeout(Duration::from_secs(300))
+        .build()?;
+    Ok((runtime, client))
+}
+
+fn fetch(
+    runtime: &tokio::runtime::Runtime,
+    client: &reqwest::Client,
+    url: &str,
+) -> Result<Vec<u8>, String> {
+    runtime.block_on(async {
+        let response = client.get(url).send().await.map_err(|e| causes(&e))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("HTTP {status}"));
+        }
+        let body = response.bytes().await.map_err(|e| causes(&e))?;
+        Ok(body.to_vec())
+    })
 }
 
 fn localise(
