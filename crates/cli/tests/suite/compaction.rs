@@ -255,3 +255,63 @@ fn turns_that_masking_cannot_shrink_are_summarised_into_the_first_message() {
         assert!(r.body.to_string().len() / 4 <= window as usize);
     }
 }
+
+#[test]
+fn what_the_user_said_during_the_task_survives_a_summary_word_for_word() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let thinking = format!(
+        "Reading the next file. {}",
+        "Notes on the code so far. ".repeat(80)
+    );
+    let read = |i: usize| MockReply::Reply {
+        text: thinking.clone(),
+        tool_calls: vec![call(
+            &format!("c{i}"),
+            "read_file",
+            json!({"path": format!("f{i}.txt")}),
+        )],
+        usage: usage(100, 20),
+        chunk_delay_ms: 0,
+        cut_after_events: None,
+    };
+    // The task, then a follow-up with a rule, then enough turns for a summary.
+    let mut replies: Vec<MockReply> = vec![read(0), text("Read f0.")];
+    replies.extend((1..40).map(read));
+    replies.push(text("Finished."));
+    let window = 12_000;
+    let server = server(replies, window);
+    provider(&env, &server, window);
+    let first = run(&env, "Read f0.txt");
+    assert_eq!(first.code(), Some(6), "{:?}", first.finished());
+    let rule = "Rule from now on: never edit f0.txt, and answer in French.";
+    let more = env.run_args(&[
+        "continue",
+        &first.task_id(),
+        "--prompt",
+        rule,
+        "--json",
+        "--provider",
+        "mock",
+    ]);
+    let done = compactions(&more);
+    assert!(
+        done.iter().any(|c| c.summary.is_some()),
+        "{:?}\n{done:?}",
+        more.finished()
+    );
+    let last = server.model_requests().pop().unwrap();
+    let users: Vec<String> = messages(&last)
+        .into_iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(users[0].starts_with("Read f0.txt"), "{users:?}");
+    assert!(
+        users[0].contains(&format!(
+            "[What you were told during the session, word for word:\n{rule}\n]"
+        )),
+        "{}",
+        users[0]
+    );
+}

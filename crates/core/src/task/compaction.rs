@@ -29,6 +29,10 @@ const MASKED: &str = "[output masked to save context: ";
 /// What a summary is sent with.
 const SUMMARY_PROMPT: &str = "You summarise the earlier part of a coding agent's session so the agent can continue without it. Keep, as short bullet points: what the user asked, the decisions made, the files read and changed (paths), the commands run and whether they passed, the approaches that failed and why, and what is left to do. Do not invent anything. Reply with the summary only.";
 
+/// Where the user's own messages kept through a summary start, and what separates them.
+const USER_SAID: &str = "\n\n[What you were told during the session, word for word:\n";
+const USER_SAID_SEP: &str = "\n---\n";
+
 /// How a compaction went.
 pub(crate) enum Compacted {
     /// Nothing needed (or nothing could be done and the request is small enough).
@@ -315,16 +319,42 @@ impl TaskRun {
         self.note_redacted(self.redaction.text(&mut text))?;
         let lines: Vec<String> = middle.iter().map(describe).collect();
         let drained: Vec<ChatMessage> = messages.drain(1..split).collect();
-        drop(drained);
+        // What the user said is never summarised away (their rules, their corrections): it
+        // is kept word for word after the summary.
+        let said: Vec<String> = drained
+            .iter()
+            .filter_map(|m| match m {
+                // (Long ones are check output and file listings Bosun sent, not the user's words.)
+                ChatMessage::User { content } if content.len() <= 1_500 => Some(content.clone()),
+                _ => None,
+            })
+            .collect();
         if let ChatMessage::User { content } = &mut messages[0] {
-            // A summary of an earlier compaction is replaced by the new one, which covers it.
+            // A summary of an earlier compaction is replaced by the new one, which covers it
+            // (the user's messages it kept are kept again below).
+            let mut kept: Vec<String> = Vec::new();
             if let Some(at) = content.find("\n\n[Summary of the session so far") {
+                if let Some(k) = content.find(USER_SAID) {
+                    let tail = &content[k + USER_SAID.len()..];
+                    kept.extend(
+                        tail.trim_end_matches(']')
+                            .split(USER_SAID_SEP)
+                            .map(|x| x.trim().to_string())
+                            .filter(|x| !x.is_empty()),
+                    );
+                }
                 content.truncate(at);
             }
+            kept.extend(said);
             content.push_str(&format!(
                 "\n\n[Summary of the session so far, by Bosun, replacing {} earlier messages:\n{text}\n]",
                 lines.len()
             ));
+            if !kept.is_empty() {
+                content.push_str(USER_SAID);
+                content.push_str(&kept.join(USER_SAID_SEP));
+                content.push_str("\n]");
+            }
         }
         Ok(Some((lines, text)))
     }
