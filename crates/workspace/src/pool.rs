@@ -55,6 +55,7 @@ impl TaskWorktree {
     pub fn release_keeping(mut self, max_idle: usize) -> Result<()> {
         if self.worktree.is_dir() {
             self.checkpoint(&ChangeHint::Unknown, "Final state")?;
+            self.unwatch();
             self.flush_index()?;
             let marker = self.layout.idle_marker(&self.task_id);
             write_atomic(&marker, self.worktree.to_string_lossy().as_bytes())?;
