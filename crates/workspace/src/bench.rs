@@ -237,6 +237,31 @@ fn watched_rows(
             walked.1 / walked.0.max(0.001)
         ),
     )?;
+    // A command that makes a directory: looked at whole.
+    let mut made = Vec::new();
+    for rep in 0..REPEATS {
+        let dir = task.worktree.join(format!("made-by-command-{rep}"));
+        for i in 0..10 {
+            let path = dir.join(format!("sub/f{i}.txt"));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
+            }
+            std::fs::write(&path, content(i, rep)).io_ctx("write", &path)?;
+        }
+        let started = Instant::now();
+        task.checkpoint(&ChangeHint::Unknown, "command made a directory")?;
+        made.push(ms(started));
+        how = describe(task.last_command_scan());
+    }
+    say(
+        out,
+        format!(
+            "{:<34}{:>12.1}{:>24}   ({how})",
+            "command, new dir of 10 (watcher)",
+            median(&mut made),
+            ""
+        ),
+    )?;
     if !drains.is_empty() {
         say(
             out,
@@ -252,6 +277,7 @@ fn watched_rows(
 
 fn describe(scan: Option<CommandScan>) -> String {
     match scan {
+        Some(CommandScan::Events { paths: 1, .. }) => "from events, 1 path".into(),
         Some(CommandScan::Events { paths, .. }) => format!("from events, {paths} paths"),
         Some(CommandScan::Walk(reason)) => format!("walked: {reason:?}"),
         None => "no command checkpoint".into(),

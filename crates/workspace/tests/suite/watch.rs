@@ -652,6 +652,32 @@ fn a_resumed_task_walks_first_then_follows_events() {
 }
 
 #[test]
+fn a_new_directory_is_looked_at_whole_and_by_its_name_not_as_a_pattern() {
+    let mut pair = Pair::new(ROOMY);
+    pair.both(|wt| {
+        write(wt, "pages/i/index.tsx", "i\n");
+        write(wt, "pages/d/index.tsx", "d\n");
+    });
+    pair.first_checkpoint_walks();
+    // `[id]` as a pattern would also match `pages/i` and `pages/d`.
+    pair.both(|wt| write(wt, "pages/[id]/deep/page.tsx", "by id\n"));
+    let cp = pair
+        .watched
+        .checkpoint(&ChangeHint::Unknown, "new directory")
+        .unwrap()
+        .unwrap();
+    assert!(is_events(pair.watched.last_command_scan().unwrap()));
+    assert_eq!(cp.files, vec!["pages/[id]/deep/page.tsx".to_string()]);
+    pair.walked
+        .checkpoint(&ChangeHint::Unknown, "new directory")
+        .unwrap();
+    assert_eq!(
+        tree_id(&pair.f.repo, &pair.watched.latest_commit()).unwrap(),
+        tree_id(&pair.f.repo, &pair.walked.latest_commit()).unwrap()
+    );
+}
+
+#[test]
 fn the_last_writes_before_a_checkpoint_are_in_it() {
     let mut pair = Pair::new(ROOMY);
     pair.first_checkpoint_walks();
