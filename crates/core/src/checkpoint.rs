@@ -55,8 +55,15 @@ impl Checkpointer {
     }
 
     /// At the end of a task: catches changes no tool reported (a background process that kept
-    /// writing after its command returned), so the last checkpoint is the final state.
+    /// writing after its command returned), so the last checkpoint is the final state. The
+    /// watcher stops first, so this one walks the tree: it also sees what inotify cannot (a
+    /// file written through a hard link from outside the worktree, or through a mapping).
     pub async fn final_state(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        self.on_worktree("watcher stop", |wt| {
+            wt.unwatch();
+            Ok(())
+        })
+        .await?;
         self.write(Touched::Unknown, "bosun: final state".into(), None, emitter)
             .await
     }

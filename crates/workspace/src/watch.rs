@@ -29,9 +29,11 @@
 //! all. After the walk of a checkpoint that found its changes from a walk, the watches (in
 //! place before it began) take over again.
 //!
-//! What inotify cannot see is not seen: a file written through a shared mapping after its
-//! descriptor was closed, or through a hard link from outside the worktree. The stat walk sees
-//! those (as changed mtimes); the final checkpoint of a task uses the watcher like any other.
+//! What inotify cannot see is not seen by command checkpoints: a file written through a shared
+//! mapping after its descriptor was closed, or through a hard link from outside the worktree (or
+//! from a directory that is not watched). The stat walk sees those (as changed stat data), and
+//! a task's final checkpoint always walks: [`TaskWorktree::release`] stops the watcher first
+//! (and so does core's final checkpoint of a run).
 
 mod backend;
 mod dirs;

@@ -698,6 +698,28 @@ fn the_last_writes_before_a_checkpoint_are_in_it() {
     }
 }
 
+#[test]
+fn what_inotify_cannot_see_is_caught_by_the_final_checkpoint_which_walks() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "linked", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    task.watch_with(ROOMY);
+    task.checkpoint(&ChangeHint::Unknown, "first").unwrap();
+    // Written through a hard link outside the worktree: no event names src/lib.rs.
+    let outside = f.home.join("outside-link");
+    std::fs::hard_link(wt.join("src/lib.rs"), &outside).unwrap();
+    std::fs::write(&outside, "changed behind the watcher's back\n").unwrap();
+    task.checkpoint(&ChangeHint::Unknown, "command").unwrap();
+    task.release().unwrap();
+    let last = bosun_workspace::latest_checkpoint_commit(&f.repo, "linked")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        git(&f.repo, &["show", &format!("{last}:src/lib.rs")]),
+        "changed behind the watcher's back\n"
+    );
+}
+
 /// Inotify descriptors of this process that watch `dir`.
 fn watching(dir: &Path) -> bool {
     watched_inodes().contains(&inode(dir))
