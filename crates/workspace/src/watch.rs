@@ -303,6 +303,7 @@ impl Watcher {
         };
         let Some(mut taken) = taken else {
             self.setup(tree);
+            self.walk_next = None;
             return Take::Walk(WalkReason::WatcherFailed);
         };
         if !drained {
@@ -397,8 +398,19 @@ impl Watcher {
         if dirs.is_empty() {
             return Ok(());
         }
-        let found = dirs::walk(&self.root, &self.rules, Some(&dirs)).dirs;
-        self.add_watches(found, tree)
+        // Listed again once watched: a directory made below one of them between the listing and
+        // its watch (a background process of a command run without the sandbox) gets its watch
+        // too. Its content is looked at, since the directory that appeared is looked at whole.
+        let mut known = 0;
+        for _ in 0..4 {
+            let found = dirs::walk(&self.root, &self.rules, Some(&dirs)).dirs;
+            if found.len() == known {
+                return Ok(());
+            }
+            known = found.len();
+            self.add_watches(found, tree)?;
+        }
+        Ok(())
     }
 
     /// Watches `dirs` (those not watched yet); past the cap, coverage becomes partial.

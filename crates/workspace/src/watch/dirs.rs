@@ -25,7 +25,16 @@ pub(crate) struct IgnoreFiles {
 impl IgnoreFiles {
     pub fn new(bosun_git_dir: &Path) -> IgnoreFiles {
         let mut files = Vec::new();
-        files.extend(user_excludes_file());
+        // Without `core.excludesFile`, git reads `$XDG_CONFIG_HOME/git/ignore` (the stat walk's
+        // git keeps XDG_CONFIG_HOME and HOME for it).
+        let default = || {
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+            Some(config.join("git/ignore"))
+        };
+        files.extend(user_excludes_file().or_else(default));
         files.push(bosun_git_dir.join("info/exclude"));
         IgnoreFiles { files }
     }

@@ -9,7 +9,6 @@ use super::dirs::relative;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
-use std::time::Instant;
 
 /// Changed paths beyond which a checkpoint walks instead (hashing that many costs about as much
 /// as the walk); the set stops growing then.
@@ -58,9 +57,6 @@ pub(crate) struct State {
     pub broken: Option<WalkReason>,
     /// The highest barrier the event thread has seen.
     pub barrier_seen: u64,
-    /// Events delivered, and when the last one came.
-    pub events: u64,
-    pub last_event: Option<Instant>,
 }
 
 impl Shared {
@@ -69,8 +65,6 @@ impl Shared {
         let Ok(mut state) = self.state.lock() else {
             return;
         };
-        state.events += 1;
-        state.last_event = Some(Instant::now());
         match delivery {
             Delivery::Lost => {
                 state.broken.get_or_insert(WalkReason::EventsLost);

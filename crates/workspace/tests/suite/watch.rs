@@ -699,6 +699,44 @@ fn the_last_writes_before_a_checkpoint_are_in_it() {
 }
 
 #[test]
+fn a_writer_still_running_during_checkpoints_leaves_nothing_for_a_walk_to_find() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "racing", &f.base).unwrap();
+    let wt = task.worktree.clone();
+    task.watch_with(ROOMY);
+    task.checkpoint(&ChangeHint::Unknown, "first").unwrap();
+    // A background job of a command run without the sandbox: it outlives its command.
+    let writer = {
+        let wt = wt.clone();
+        std::thread::spawn(move || {
+            for i in 0..600 {
+                let dir = format!("job/d{}/e{}/f{}", i % 5, i % 7, i % 3);
+                write(&wt, &format!("{dir}/out{i}.txt"), &format!("{i}\n"));
+                if i % 50 == 49 {
+                    let _ = std::fs::remove_dir_all(wt.join(format!("job/d{}", i % 5)));
+                }
+                std::thread::sleep(Duration::from_micros(300));
+            }
+        })
+    };
+    while !writer.is_finished() {
+        task.checkpoint(&ChangeHint::Unknown, "while it writes")
+            .unwrap();
+    }
+    writer.join().unwrap();
+    task.checkpoint(&ChangeHint::Unknown, "after it stopped")
+        .unwrap();
+    assert!(is_events(task.last_command_scan().unwrap()));
+    task.unwatch();
+    let walked = task.checkpoint(&ChangeHint::Unknown, "walk").unwrap();
+    assert_eq!(walked, None, "the watcher missed what the walk found");
+    assert_eq!(
+        task.last_command_scan(),
+        Some(CommandScan::Walk(WalkReason::NoWatcher))
+    );
+}
+
+#[test]
 fn what_inotify_cannot_see_is_caught_by_the_final_checkpoint_which_walks() {
     let f = fixture();
     let mut task = TaskWorktree::create(&f.home, &f.repo, "linked", &f.base).unwrap();
