@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 /// Why watches could not be added.
 #[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only inotify has a limit
 pub(crate) enum AddError {
     /// The kernel's limit on inotify watches was reached, after `added` of them.
     Limit {
@@ -16,6 +17,7 @@ pub(crate) enum AddError {
 }
 
 /// What the handler is told: a change at a path, or that events were lost.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only inotify delivers
 pub(crate) enum Delivery {
     Path(PathBuf, Seen),
     /// The kernel's queue overflowed (or notify asked for a rescan): events were lost.

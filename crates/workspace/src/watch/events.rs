@@ -19,6 +19,7 @@ const MAX_APPEARED: usize = 20_000;
 
 /// What an event says about its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only inotify sends events
 pub(crate) enum Seen {
     /// Created or moved in: may be a directory to watch, looked at whole.
     Appeared,
