@@ -3,7 +3,7 @@
 use crate::{CoreError, Emitter};
 use bosun_protocol::{CallId, CheckpointCreated, EventMsg, Warning};
 use bosun_tools::Touched;
-use bosun_workspace::{ChangeHint, TaskWorktree};
+use bosun_workspace::{ChangeHint, TaskWorktree, WatchCoverage};
 
 /// Owns the task's worktree between tool calls; git work runs on the blocking pool.
 pub struct Checkpointer {
@@ -30,6 +30,17 @@ impl Checkpointer {
         }
     }
 
+    /// Starts watching the worktree for the rest of the run, so a command's checkpoint looks only
+    /// at what changed (the watcher stops when the worktree is released or dropped). Says in a
+    /// `warning` when the watch cannot cover the worktree (`watch_partial`) or there is no
+    /// inotify (`watch_unavailable`); command checkpoints walk the tree then.
+    pub async fn watch(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        let report = self
+            .on_worktree("watcher start", |wt| Ok(wt.watch()))
+            .await?;
+        warn_coverage(&report.coverage, emitter)
+    }
+
     /// Writes a checkpoint if `touched` says something may have changed, and emits
     /// `checkpoint_created` when something did.
     pub async fn after_tool(
@@ -44,8 +55,15 @@ impl Checkpointer {
     }
 
     /// At the end of a task: catches changes no tool reported (a background process that kept
-    /// writing after its command returned), so the last checkpoint is the final state.
+    /// writing after its command returned), so the last checkpoint is the final state. The
+    /// watcher stops first, so this one walks the tree: it also sees what inotify cannot (a
+    /// file written through a hard link from outside the worktree, or through a mapping).
     pub async fn final_state(&mut self, emitter: &Emitter) -> Result<(), CoreError> {
+        self.on_worktree("watcher stop", |wt| {
+            wt.unwatch();
+            Ok(())
+        })
+        .await?;
         self.write(Touched::Unknown, "bosun: final state".into(), None, emitter)
             .await
     }
@@ -63,9 +81,15 @@ impl Checkpointer {
             Touched::Paths(p) => ChangeHint::Paths(p),
             Touched::Unknown => ChangeHint::Unknown,
         };
-        let checkpoint = self
-            .on_worktree("checkpoint", move |wt| wt.checkpoint(&hint, &message))
+        let (checkpoint, notice) = self
+            .on_worktree("checkpoint", move |wt| {
+                let checkpoint = wt.checkpoint(&hint, &message)?;
+                Ok((checkpoint, wt.take_watch_notice()))
+            })
             .await?;
+        if let Some(coverage) = notice {
+            warn_coverage(&coverage, emitter)?;
+        }
         if let Some(cp) = checkpoint {
             self.created += 1;
             self.changed.extend(cp.files.iter().cloned());
@@ -185,4 +209,30 @@ impl Checkpointer {
         }
         Ok(())
     }
+}
+
+/// A `warning` when the watcher does not cover the worktree (command checkpoints walk it).
+fn warn_coverage(coverage: &WatchCoverage, emitter: &Emitter) -> Result<(), CoreError> {
+    let (code, message) = match coverage {
+        WatchCoverage::Full { .. } => return Ok(()),
+        WatchCoverage::Partial { watched, total } => (
+            "watch_partial",
+            format!(
+                "the worktree has {total} directories to watch and only {watched} could be (BOSUN_WATCH_MAX, or the kernel's fs.inotify.max_user_watches); checkpoints after commands walk the whole tree instead"
+            ),
+        ),
+        // Watching is for Linux: elsewhere the walk is the plan, not news.
+        WatchCoverage::Unavailable { .. } if !cfg!(target_os = "linux") => return Ok(()),
+        WatchCoverage::Unavailable { reason } => (
+            "watch_unavailable",
+            format!(
+                "the worktree is not watched ({reason}); checkpoints after commands walk the whole tree instead"
+            ),
+        ),
+    };
+    emitter.emit(EventMsg::Warning(Warning {
+        code: code.into(),
+        message,
+    }))?;
+    Ok(())
 }

@@ -871,6 +871,9 @@ impl TaskRun {
     }
 
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {
+        // Commands' checkpoints follow the watcher's events from here on (a resumed task's first
+        // one walks the tree: what changed while no Bosun ran is known only from a walk).
+        self.checkpointer.watch(&self.emitter).await?;
         let small = self.client.profile().is_small();
         let mut system = if small {
             bosun_context::small_system_prompt(&self.worktree_path)

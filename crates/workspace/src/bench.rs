@@ -1,10 +1,11 @@
 //! `bosun bench checkpoint`: what a checkpoint costs Bosun compared with the shadow-git baseline
-//! (`cp index tmp; GIT_INDEX_FILE=tmp git add -A && git write-tree && git commit-tree`), and
-//! what starting a task costs. Prints figures; asserts nothing.
+//! (`cp index tmp; GIT_INDEX_FILE=tmp git add -A && git write-tree && git commit-tree`), with the
+//! worktree watched and without (a stat walk), and what starting a task costs. Prints figures;
+//! asserts nothing.
 
 use crate::error::{IoContext, Result, WorkspaceError};
 use crate::git_cli::GitCall;
-use crate::{ChangeHint, TaskWorktree};
+use crate::{ChangeHint, CommandScan, TaskWorktree, WatchCoverage, WatchLimits};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -90,6 +91,7 @@ pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Re
         ),
     )?;
     let mut next_file = 0usize;
+    let mut walked = (0.0, 0.0);
     for (label, count, hint_paths) in [
         ("edit tool, 1 file", 1, true),
         ("edit tool, 10 files", 10, true),
@@ -114,11 +116,15 @@ pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Re
             theirs.push(ms(started));
         }
         let (a, b) = (median(&mut ours), median(&mut theirs));
+        if !hint_paths {
+            walked = (a, b);
+        }
         say(
             out,
             format!("{label:<34}{a:>12.1}{b:>12.1}{:>9.1}x", b / a.max(0.001)),
         )?;
     }
+    watched_rows(&mut task, files, &mut next_file, walked, out)?;
     let started = Instant::now();
     task.release()?;
     let release_ms = ms(started);
@@ -144,6 +150,138 @@ pub fn run_checkpoint_bench(files: usize, dir: &Path, out: &mut dyn Write) -> Re
     )?;
     later.release()?;
     Ok(())
+}
+
+/// The same task with its worktree watched: the watcher's setup, its first command checkpoint
+/// (which walks), then "command, 10 files" from events next to the stat walk and shadow git.
+fn watched_rows(
+    task: &mut TaskWorktree,
+    files: usize,
+    next_file: &mut usize,
+    walked: (f64, f64),
+    out: &mut dyn Write,
+) -> Result<()> {
+    let say = |out: &mut dyn Write, line: String| -> Result<()> {
+        writeln!(out, "{line}").io_ctx("write benchmark output to", Path::new("<output>"))?;
+        out.flush()
+            .io_ctx("write benchmark output to", Path::new("<output>"))
+    };
+    let limits = WatchLimits::from_env();
+    let report = task.watch_with(limits);
+    let coverage = match &report.coverage {
+        WatchCoverage::Full { watched } => format!("{watched} directories watched"),
+        WatchCoverage::Partial { watched, total } => format!(
+            "partial: {watched} of {total} directories (BOSUN_WATCH_MAX {}); commands walk",
+            limits.max_dirs
+        ),
+        WatchCoverage::Unavailable { reason } => format!("unavailable: {reason}; commands walk"),
+    };
+    say(
+        out,
+        format!(
+            "with the worktree watched (notify/inotify):\n  watcher setup{:>30.1} ms ({coverage})",
+            report.setup.as_secs_f64() * 1000.0
+        ),
+    )?;
+    touch_files(&task.worktree, files, next_file, 10, 0)?;
+    let started = Instant::now();
+    task.checkpoint(&ChangeHint::Unknown, "first command after watch()")?;
+    say(
+        out,
+        format!(
+            "  first command checkpoint{:>19.1} ms ({})",
+            ms(started),
+            describe(task.last_command_scan())
+        ),
+    )?;
+    let (mut ours, mut theirs, mut drains) = (Vec::new(), Vec::new(), Vec::new());
+    let mut how = String::new();
+    for rep in 0..REPEATS {
+        touch_files(&task.worktree, files, next_file, 10, rep)?;
+        let started = Instant::now();
+        task.checkpoint(&ChangeHint::Unknown, "command, watched")?;
+        ours.push(ms(started));
+        if let Some(CommandScan::Events { drain, .. }) = task.last_command_scan() {
+            drains.push(drain.as_secs_f64() * 1000.0);
+        }
+        how = describe(task.last_command_scan());
+        touch_files(&task.worktree, files, next_file, 10, rep)?;
+        let started = Instant::now();
+        shadow_git_checkpoint(&task.worktree, &task.layout.task_git_dir(&task.task_id))?;
+        theirs.push(ms(started));
+    }
+    let (a, b) = (median(&mut ours), median(&mut theirs));
+    say(
+        out,
+        format!(
+            "{:<34}{:>12}{:>12}{:>10}{:>14}",
+            "", "bosun ms", "git ms", "ratio", "vs stat walk"
+        ),
+    )?;
+    say(
+        out,
+        format!(
+            "{:<34}{a:>12.1}{b:>12.1}{:>9.1}x{:>13.1}x   ({how})",
+            "command, 10 files (watcher)",
+            b / a.max(0.001),
+            walked.0 / a.max(0.001)
+        ),
+    )?;
+    say(
+        out,
+        format!(
+            "{:<34}{:>12.1}{:>12.1}{:>9.1}x",
+            "command, 10 files (stat walk)",
+            walked.0,
+            walked.1,
+            walked.1 / walked.0.max(0.001)
+        ),
+    )?;
+    // A command that makes a directory: looked at whole.
+    let mut made = Vec::new();
+    for rep in 0..REPEATS {
+        let dir = task.worktree.join(format!("made-by-command-{rep}"));
+        for i in 0..10 {
+            let path = dir.join(format!("sub/f{i}.txt"));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).io_ctx("create directory", parent)?;
+            }
+            std::fs::write(&path, content(i, rep)).io_ctx("write", &path)?;
+        }
+        let started = Instant::now();
+        task.checkpoint(&ChangeHint::Unknown, "command made a directory")?;
+        made.push(ms(started));
+        how = describe(task.last_command_scan());
+    }
+    say(
+        out,
+        format!(
+            "{:<34}{:>12.1}{:>24}   ({how})",
+            "command, new dir of 10 (watcher)",
+            median(&mut made),
+            ""
+        ),
+    )?;
+    if !drains.is_empty() {
+        say(
+            out,
+            format!(
+                "  of which waiting for the events (barrier){:>5.2} ms median",
+                median(&mut drains)
+            ),
+        )?;
+    }
+    task.unwatch();
+    Ok(())
+}
+
+fn describe(scan: Option<CommandScan>) -> String {
+    match scan {
+        Some(CommandScan::Events { paths: 1, .. }) => "from events, 1 path".into(),
+        Some(CommandScan::Events { paths, .. }) => format!("from events, {paths} paths"),
+        Some(CommandScan::Walk(reason)) => format!("walked: {reason:?}"),
+        None => "no command checkpoint".into(),
+    }
 }
 
 /// `bosun bench review`: a task that changed `changed` files of an N-file repository; the time

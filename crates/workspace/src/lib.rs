@@ -33,6 +33,7 @@ mod scan;
 mod spare;
 mod task;
 mod tree_edit;
+pub mod watch;
 
 pub use check_dir::{
     CheckDirLock, check_dir_path, evict_check_dirs, latest_checkpoint_commit, lock_check_dir,
@@ -50,6 +51,9 @@ pub use review::{
 };
 pub use spare::{drop_spares, prepare_spare};
 pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree, is_task_worktree};
+pub use watch::{
+    CommandScan, DEFAULT_WATCH_MAX, WalkReason, WatchCoverage, WatchLimits, WatchReport, Watcher,
+};
 
 use error::GitContext;
 use git2::{ErrorCode, Repository};

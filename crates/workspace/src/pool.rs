@@ -54,6 +54,8 @@ impl TaskWorktree {
     /// [`TaskWorktree::release`], keeping at most `max_idle` idle worktrees for this repository.
     pub fn release_keeping(mut self, max_idle: usize) -> Result<()> {
         if self.worktree.is_dir() {
+            // The final state is walked, never taken from the watcher's events alone.
+            self.unwatch();
             self.checkpoint(&ChangeHint::Unknown, "Final state")?;
             self.flush_index()?;
             let marker = self.layout.idle_marker(&self.task_id);

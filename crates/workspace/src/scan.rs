@@ -138,15 +138,65 @@ pub(crate) fn scan_paths(
         }
     }
     if !walk.is_empty() {
-        // Rare (a tool named a directory): walk just those directories against the tree.
-        let mut index = Index::new().git_ctx("creating an index")?;
-        index
-            .read_tree(latest)
-            .git_ctx("reading the latest checkpoint")?;
+        // A tool named a directory, or one appeared under a watch: walk just those directories
+        // against what the tree holds below them.
+        let index = index_below(repo, latest, &walk)?;
         let walked = scan_tree(blobs, &index, &walk, false)?;
         scan.changed.extend(walked.changed);
     }
     Ok(scan)
+}
+
+/// An index of the blobs `tree` holds below `dirs` (all of it for the root), without stat
+/// data: what a walk of those directories is compared with.
+fn index_below(repo: &Repository, tree: &Tree<'_>, dirs: &[String]) -> Result<Index> {
+    let mut index = Index::new().git_ctx("creating an index")?;
+    if dirs.iter().any(String::is_empty) {
+        index
+            .read_tree(tree)
+            .git_ctx("reading the latest checkpoint")?;
+        return Ok(index);
+    }
+    let mut blobs: Vec<(String, Oid, u32)> = Vec::new();
+    for dir in dirs {
+        let Ok(entry) = tree.get_path(Path::new(dir)) else {
+            continue;
+        };
+        if entry.kind() != Some(ObjectType::Tree) {
+            continue;
+        }
+        let sub = repo
+            .find_tree(entry.id())
+            .git_ctx(format!("reading the tree {dir}"))?;
+        sub.walk(TreeWalkMode::PreOrder, |root, e| {
+            if e.kind() != Some(ObjectType::Tree)
+                && let Ok(name) = e.name()
+            {
+                blobs.push((format!("{dir}/{root}{name}"), e.id(), e.filemode() as u32));
+            }
+            TreeWalkResult::Ok
+        })
+        .git_ctx(format!("listing the tree {dir}"))?;
+    }
+    let zero = git2::IndexTime::new(0, 0);
+    for (path, id, mode) in blobs {
+        let entry = IndexEntry {
+            ctime: zero,
+            mtime: zero,
+            dev: 0,
+            ino: 0,
+            mode,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: path.into_bytes(),
+        };
+        index.add(&entry).git_ctx("building an index")?;
+    }
+    Ok(index)
 }
 
 /// A blob's id and git mode.
@@ -191,6 +241,8 @@ pub(crate) fn scan_tree(
         .include_typechange(true)
         .ignore_submodules(true)
         .update_index(update_stat);
+    // Directory names, not patterns: `pages/[id]` is that directory alone.
+    opts.disable_pathspec_match(true);
     for dir in dirs.iter().filter(|d| !d.is_empty()) {
         opts.pathspec(dir);
     }

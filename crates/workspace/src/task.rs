@@ -6,6 +6,7 @@ use crate::error::{GitContext, IoContext, Result, WorkspaceError};
 use crate::layout::{Layout, read_trimmed, validate_task_id, write_atomic};
 use crate::owned_git::{self, TaskGitSpec};
 use crate::scan::{candidates_from_git, scan_paths, scan_tree};
+use crate::watch::{CommandScan, Take, WalkReason, Watcher};
 use crate::{gitwt, pool, tree_edit};
 use git2::{Commit, Index, IndexEntry, Oid, Repository, Signature, Tree};
 use std::collections::BTreeMap;
@@ -65,6 +66,11 @@ pub struct TaskWorktree {
     pub(crate) pending: BTreeMap<String, Option<IndexEntry>>,
     /// Whether the git CLI finds command changes (faster than libgit2's walk on large trees).
     pub(crate) git_cli: bool,
+    /// Watches the worktree while the task runs, so command checkpoints look only at what
+    /// changed (see [`crate::watch`]).
+    pub(crate) watcher: Option<Watcher>,
+    /// How the latest command checkpoint found its changes.
+    pub(crate) last_scan: Option<CommandScan>,
 }
 
 impl std::fmt::Debug for TaskWorktree {
@@ -231,6 +237,8 @@ impl TaskWorktree {
             latest,
             pending: BTreeMap::new(),
             git_cli: true,
+            watcher: None,
+            last_scan: None,
         })
     }
 
@@ -238,11 +246,36 @@ impl TaskWorktree {
     /// files included, ignored ones excluded, exec bits and symlinks kept), parent = the previous
     /// checkpoint or the base. Returns None when nothing changed.
     pub fn checkpoint(&mut self, hint: &ChangeHint, message: &str) -> Result<Option<Checkpoint>> {
+        let mut took = false;
+        let result = self.checkpoint_taking(hint, message, &mut took);
+        if result.is_err()
+            && took
+            && let Some(watcher) = self.watcher.as_mut()
+        {
+            // The watcher's paths were taken and not recorded: the next command walks.
+            watcher.mark_stale();
+        }
+        result
+    }
+
+    fn checkpoint_taking(
+        &mut self,
+        hint: &ChangeHint,
+        message: &str,
+        took: &mut bool,
+    ) -> Result<Option<Checkpoint>> {
         self.ensure_present()?;
         pool::unidle(&self.layout, &self.task_id);
         // Edit tools: only the named paths, compared with the latest tree (no index load).
-        // Commands: the files whose stat data differs from the private index, plus new untracked
-        // ones, as the git CLI (parallel stat) or else libgit2 lists them; only those are hashed.
+        // Commands: with a watcher, the paths its events named (compared with the latest tree
+        // like an edit's); else the files whose stat data differs from the private index, plus
+        // new untracked ones, as the git CLI (parallel stat) or else libgit2 lists them; only
+        // those are hashed.
+        let watched = match hint {
+            ChangeHint::Unknown => self.take_watched(took)?,
+            ChangeHint::Paths(_) => None,
+        };
+        let from_watcher = watched.is_some();
         let paths = match hint {
             ChangeHint::Paths(paths) => Some(
                 paths
@@ -250,6 +283,7 @@ impl TaskWorktree {
                     .map(|p| normalise(p))
                     .collect::<Result<Vec<_>>>()?,
             ),
+            ChangeHint::Unknown if from_watcher => watched,
             ChangeHint::Unknown if self.git_cli => {
                 let found = self.candidates_from_git();
                 self.git_cli = found.is_some();
@@ -263,7 +297,9 @@ impl TaskWorktree {
             let latest = self.tree_of_latest()?;
             let mut blobs = Blobs::new(&self.repo, &self.worktree);
             let scan = match &paths {
-                Some(paths) => scan_paths(&mut blobs, &latest, paths, edit)?,
+                // Edit and watcher paths may name ignored files (left out here); the git
+                // CLI's list has none.
+                Some(paths) => scan_paths(&mut blobs, &latest, paths, edit || from_watcher)?,
                 None => {
                     let loaded = index.insert(self.load_index()?);
                     // Stat refreshes of unchanged files land in the private index, never in the
@@ -292,6 +328,15 @@ impl TaskWorktree {
                 Some(self.commit(tree, message, scan.changed.keys().cloned().collect())?)
             }
         };
+        if !edit && let Some(watcher) = self.watcher.as_mut() {
+            let latest = tree_of(&self.repo, latest_oid(self.latest, &self.base_commit)?)?;
+            let recorded = scan
+                .changed
+                .iter()
+                .filter(|(_, entry)| entry.is_some())
+                .map(|(path, _)| path.as_str());
+            watcher.after_scan(recorded, &latest);
+        }
         // Writing a large index costs about as much as the walk, so small changes stay pending
         // (re-checked by content on the next walk) until enough accumulate.
         let persist =
@@ -310,6 +355,35 @@ impl TaskWorktree {
             }
         }
         Ok(checkpoint)
+    }
+
+    /// The paths the watcher says changed since the last command checkpoint, or None when the
+    /// tree is to be walked (recorded in [`TaskWorktree::last_command_scan`] either way).
+    fn take_watched(&mut self, took: &mut bool) -> Result<Option<Vec<String>>> {
+        let Some(watcher) = self.watcher.as_mut() else {
+            self.last_scan = Some(CommandScan::Walk(WalkReason::NoWatcher));
+            return Ok(None);
+        };
+        let latest = tree_of(&self.repo, latest_oid(self.latest, &self.base_commit)?)?;
+        *took = true;
+        match watcher.take(&latest) {
+            Take::Paths(paths, drain) => {
+                self.last_scan = Some(CommandScan::Events {
+                    paths: paths.len(),
+                    drain,
+                });
+                Ok(Some(paths))
+            }
+            Take::Walk(reason) => {
+                self.last_scan = Some(CommandScan::Walk(reason));
+                Ok(None)
+            }
+        }
+    }
+
+    /// The latest checkpoint's commit, or the base.
+    pub(crate) fn latest_oid(&self) -> Result<Oid> {
+        latest_oid(self.latest, &self.base_commit)
     }
 
     pub(crate) fn commit(
@@ -603,6 +677,13 @@ pub(crate) fn find_commit<'r>(
             repo: repo_root.to_path_buf(),
             base: id.to_string(),
         })
+}
+
+fn latest_oid(latest: Option<(u32, Oid)>, base_commit: &str) -> Result<Oid> {
+    match latest {
+        Some((_, commit)) => Ok(commit),
+        None => Oid::from_str(base_commit).git_ctx("reading the base commit id"),
+    }
 }
 
 pub(crate) fn tree_of(repo: &Repository, commit: Oid) -> Result<Tree<'_>> {

@@ -33,3 +33,4 @@ mod selectors;
 mod split_secrets;
 mod stats;
 mod support;
+mod watch;

@@ -11,6 +11,10 @@ fn the_checkpoint_benchmark_runs_and_prints_its_figures() {
         "edit tool, 1 file",
         "edit tool, 100 files",
         "command, 10 files",
+        "watcher setup",
+        "command, 10 files (watcher)",
+        "(from events, ",
+        "command, 10 files (stat walk)",
         "git worktree add",
         "later task",
     ] {

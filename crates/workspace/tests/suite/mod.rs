@@ -8,3 +8,4 @@ mod recycle;
 mod review;
 mod spare;
 mod storage;
+mod watch;
