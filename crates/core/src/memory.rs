@@ -22,7 +22,7 @@ use bosun_protocol::{
     CheckFinished, CheckScope, CheckStatus, ContextItem, ContextKind, EventMsg, HunkState,
     ReviewEvent, TaskId, TaskStatus,
 };
-use bosun_store::{MemoryKind, MemoryRow, NewMemory, Store, TaskRow};
+use bosun_store::{MemoryKind, MemoryRow, NewMemory, Store, StoreError, TaskRow};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
@@ -36,6 +36,8 @@ pub const MEMORY_TOKENS: usize = 500;
 pub const FAILED_APPROACH_MAX: usize = 300;
 /// The longest convention the user may write, in characters.
 pub const CONVENTION_MAX: usize = 1_000;
+/// How much of a check's output is read for its first error.
+const OUTPUT_KEPT: usize = 16 * 1024;
 /// `co_change` is kept for this many files changed together.
 const CO_CHANGE_FILES: std::ops::RangeInclusive<usize> = 2..=6;
 
@@ -86,14 +88,15 @@ pub fn add_convention(store: &Store, repo: &str, text: &str) -> Result<MemoryRow
     })?)
 }
 
-/// Pins or unpins a memory (`NoMemory`, naming the nearest ids, when there is none).
-pub fn pin(store: &Store, id: i64, pinned: bool) -> Result<MemoryRow, CoreError> {
-    Ok(store.set_memory_pinned(id, pinned)?)
+/// Pins or unpins a memory ([`StoreError::NoMemory`], naming the nearest ids, when there is
+/// none).
+pub fn pin(store: &Store, id: i64, pinned: bool) -> Result<MemoryRow, StoreError> {
+    store.set_memory_pinned(id, pinned)
 }
 
 /// Deletes a memory; returns it as it was.
-pub fn delete(store: &Store, id: i64) -> Result<MemoryRow, CoreError> {
-    Ok(store.delete_memory(id)?)
+pub fn delete(store: &Store, id: i64) -> Result<MemoryRow, StoreError> {
+    store.delete_memory(id)
 }
 
 /// How a memory reads in the prompt (and in `context_assembled`): `Convention: …`.
@@ -262,6 +265,10 @@ pub(crate) fn learn_from_review(reviewer: &Reviewer, home: &Path, store: &Store,
                 )
             }
             ReviewEnd::Discarded => {
+                // Every hunk rejected first: remembered then.
+                if reviewer.review(false).is_ok_and(|r| all_rejected(&r)) {
+                    return Ok(0);
+                }
                 let why = facts.comments().or_else(|| facts.answer_line());
                 (
                     MemoryKind::FailedApproach,
@@ -306,6 +313,8 @@ struct Facts {
     last_checks: Vec<CheckFinished>,
     /// Every check of the task that passed with its own command: (name, command).
     passed: Vec<(String, String)>,
+    /// The start of each check run's output, by check id.
+    output: HashMap<String, String>,
     /// The files the task changed, in the order first changed.
     files: Vec<String>,
     comments: Vec<String>,
@@ -322,6 +331,7 @@ impl Facts {
                 "task_finished",
                 "checkpoint_created",
                 "review",
+                "check_output_delta",
             ],
         )?;
         let mut facts = Facts {
@@ -330,6 +340,7 @@ impl Facts {
             summary: None,
             last_checks: Vec::new(),
             passed: Vec::new(),
+            output: HashMap::new(),
             files: Vec::new(),
             comments: Vec::new(),
         };
@@ -345,6 +356,12 @@ impl Facts {
                         && !facts.passed.iter().any(|(_, c)| c == command)
                     {
                         facts.passed.push((f.name.clone(), command.clone()));
+                    }
+                }
+                EventMsg::CheckOutputDelta(d) => {
+                    let out = facts.output.entry(d.check_id).or_default();
+                    if out.len() < OUTPUT_KEPT {
+                        out.push_str(&d.chunk);
                     }
                 }
                 EventMsg::TaskFinished(t) => {
@@ -374,10 +391,13 @@ impl Facts {
         self.passed
             .iter()
             .map(|(name, command)| {
-                (
-                    MemoryKind::Verification,
-                    format!("`{}` passes (check `{name}`)", one_line(command)),
-                )
+                let command = one_line(command);
+                let text = if *name == command {
+                    format!("`{command}` passes")
+                } else {
+                    format!("`{command}` passes (check `{name}`)")
+                };
+                (MemoryKind::Verification, text)
             })
             .collect()
     }
@@ -393,8 +413,10 @@ impl Facts {
                     .failures
                     .iter()
                     .find(|f| !f.before_task)
-                    .map_or(c.summary.as_str(), |f| f.message.as_str());
-                format!("`{}`: {}", c.name, first_line(first))
+                    .map(|f| first_line(&f.message))
+                    .or_else(|| self.output.get(&c.check_id).and_then(|o| error_line(o)))
+                    .unwrap_or_else(|| first_line(&c.summary));
+                format!("`{}`: {first}", c.name)
             })
             .collect();
         (!parts.is_empty()).then(|| parts.join("; "))
@@ -462,6 +484,20 @@ fn co_change(files: &[String]) -> Option<String> {
     CO_CHANGE_FILES
         .contains(&set.len())
         .then(|| set.into_iter().collect::<Vec<_>>().join(", "))
+}
+
+/// The first line of a check's output that reads as an error, else its last line.
+fn error_line(output: &str) -> Option<String> {
+    const WORDS: [&str; 6] = ["error", "fail", "panic", "assert", "exception", "traceback"];
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .iter()
+        .find(|l| {
+            let l = l.to_lowercase();
+            WORDS.iter().any(|w| l.contains(w))
+        })
+        .or(lines.last())
+        .map(|l| one_line(l))
 }
 
 /// Whitespace (newlines included) collapsed to single spaces.
@@ -570,6 +606,11 @@ mod tests {
             Some("a, b".into())
         );
         assert_eq!(co_change(&["a".into()]), None);
+        assert_eq!(
+            error_line("running 3 tests\nok\nFAILED: test_add (3 != -1)\nmore\n"),
+            Some("FAILED: test_add (3 != -1)".into())
+        );
+        assert_eq!(error_line("a\nlast words\n\n"), Some("last words".into()));
         let seven: Vec<String> = (0..7).map(|i| format!("f{i}")).collect();
         assert_eq!(co_change(&seven), None);
     }
