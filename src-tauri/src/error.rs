@@ -27,7 +27,9 @@ impl IpcError {
 impl From<StoreError> for IpcError {
     fn from(err: StoreError) -> IpcError {
         let code = match err {
-            StoreError::NotFound { .. } | StoreError::Ambiguous { .. } => "not_found",
+            StoreError::NotFound { .. }
+            | StoreError::Ambiguous { .. }
+            | StoreError::NoMemory { .. } => "not_found",
             StoreError::Busy(_) => "journal_busy",
             _ => "journal",
         };

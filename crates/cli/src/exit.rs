@@ -81,9 +81,10 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
 fn for_store(e: &bosun_store::StoreError) -> u8 {
     use bosun_store::StoreError;
     match e {
-        StoreError::NotFound { .. } | StoreError::Ambiguous { .. } | StoreError::Running { .. } => {
-            USAGE
-        }
+        StoreError::NotFound { .. }
+        | StoreError::Ambiguous { .. }
+        | StoreError::Running { .. }
+        | StoreError::NoMemory { .. } => USAGE,
         _ => FAILED,
     }
 }

@@ -202,6 +202,10 @@ enum Command {
     /// How Bosun talks to each configured model (native or text tool calls, edit format,
     /// context window); `probe` asks the server and the model
     Models(commands::models::ModelsArgs),
+    /// What Bosun remembers about a repository across tasks (the checks that passed, what
+    /// failed, files changed together, your conventions): list, `pin ID`, `unpin ID`,
+    /// `delete ID`, `add TEXT`
+    Memory(commands::memory::MemoryArgs),
     /// The repository map: each source file's definitions, ranked by a PageRank of what uses
     /// what (towards `--focus` files and symbols), within a token budget
     Map(commands::map::MapArgs),
@@ -277,6 +281,7 @@ fn main() -> ExitCode {
         Command::Prices(p) => commands::prices::prices(p),
         Command::Models(m) => commands::models::models(m),
         Command::Map(args) => commands::map::map(args),
+        Command::Memory(args) => commands::memory::memory(args),
     };
     match result {
         Ok(code) => code,

@@ -64,6 +64,20 @@ pub struct BosunConfig {
     /// How a task's context is kept within the model's window (`[context]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextSettings>,
+    /// What Bosun remembers about each repository across tasks (`[memory]`, see
+    /// [`crate::memory`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemorySettings>,
+}
+
+/// `[memory]`: memory per repository.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySettings {
+    /// false: nothing is learned from tasks and nothing is put in a new task's prompt (default
+    /// true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
 }
 
 /// `[context]`: compaction.

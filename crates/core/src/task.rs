@@ -620,6 +620,8 @@ impl TaskRun {
             summary: outcome.summary.clone(),
             checks: self.verification.last.clone(),
         }))?;
+        // memory: what the task taught about its repository (crate::memory); never fails it.
+        crate::memory::after_task(&self.home, &self.emitter);
         self.checkpointer.release().await?;
         Ok(outcome)
     }
@@ -919,6 +921,8 @@ impl TaskRun {
             system.push_str("\n\n");
             system.push_str(&repo);
         }
+        // memory: what Bosun remembers about the repository (crate::memory).
+        crate::memory::append_section(&mut system, &self.home, &self.emitter, &self.repo_root);
         // A text edit format: the edits come as blocks in the reply, so the request says how
         // and offers no edit tools (a call to one is still served: `all_tools` is what calls
         // are recovered against, and dispatch has the whole registry).

@@ -419,6 +419,7 @@ impl ContextAssembled {
                 "instruction file",
                 "instruction files",
             ),
+            (ContextKind::Memory, "memory", "memories"),
         ] {
             let n = count(kind);
             if n > 0 {
@@ -507,6 +508,8 @@ pub enum ContextKind {
     RecentChanges,
     /// The project's instructions (AGENTS.md, …).
     Instructions,
+    /// What Bosun remembers about the repository from earlier tasks (one item per memory).
+    Memory,
 }
 
 /// What Bosun told the model when it stopped without making progress, and why.
@@ -693,5 +696,35 @@ mod tests {
         assert_eq!(v["type"], msg.kind());
         assert_eq!(v["status"], "max_steps");
         Ok(())
+    }
+
+    #[test]
+    fn the_context_line_counts_memories() {
+        let item = |kind, path: Option<&str>| ContextItem {
+            kind,
+            path: path.map(str::to_string),
+            symbol: None,
+            reason: String::new(),
+            tokens: 10,
+        };
+        let c = ContextAssembled {
+            items: vec![
+                item(ContextKind::Map, Some("a.rs")),
+                item(ContextKind::Memory, None),
+                item(ContextKind::Memory, None),
+            ],
+            total_tokens: 30,
+            budget_tokens: 100,
+        };
+        assert_eq!(c.summary(), "Context: map of 1 file, 2 memories, 30 tokens");
+        let one = ContextAssembled {
+            items: vec![item(ContextKind::Memory, None)],
+            ..c
+        };
+        assert_eq!(one.summary(), "Context: 1 memory, 30 tokens");
+        assert_eq!(
+            serde_json::to_value(ContextKind::Memory).ok(),
+            Some(json!("memory"))
+        );
     }
 }

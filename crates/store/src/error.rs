@@ -75,6 +75,12 @@ pub enum StoreError {
         reason: String,
     },
 
+    #[error(
+        "no memory has the id #{id}{}; `bosun memory --repo PATH` lists a repository's memories",
+        nearest_ids(nearest)
+    )]
+    NoMemory { id: i64, nearest: Vec<i64> },
+
     /// A history search that cannot be understood; the message says what is accepted.
     #[error("{0}")]
     BadQuery(String),
@@ -105,4 +111,12 @@ fn preview(ids: &[TaskId]) -> String {
         shown.push("…");
     }
     shown.join(", ")
+}
+
+fn nearest_ids(ids: &[i64]) -> String {
+    if ids.is_empty() {
+        return " (there are no memories)".into();
+    }
+    let shown: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
+    format!(" (the nearest: {})", shown.join(", "))
 }

@@ -21,6 +21,7 @@ mod dashboard;
 mod error;
 mod events;
 mod liveness;
+mod memory;
 mod metrics;
 mod migrations;
 pub mod search;
@@ -38,6 +39,7 @@ pub use dashboard::{
 };
 pub use error::StoreError;
 pub use liveness::process_start_time;
+pub use memory::{MEMORY_LIMIT, MemoryKind, MemoryRow, NewMemory};
 pub use metrics::{StatsFilter, StatsGroup, StatsRow};
 pub use migrations::SCHEMA_VERSION;
 #[doc(hidden)]

@@ -393,6 +393,27 @@ const STEPS: &[&str] = &[
         PRIMARY KEY (blob, language, version)
     ) STRICT, WITHOUT ROWID;
     "#,
+    // 7: memory per repository: what Bosun learned across tasks (`verification`,
+    // `failed_approach`, `co_change`) and what the user wrote (`convention`), keyed by the
+    // repository as `task_started.repo` has it. The same kind and text again is the same row
+    // (`seen` counts the tasks it came from); at most 50 rows per repository, the oldest unpinned
+    // going first. A deleted memory is deleted. `source_task` is not a foreign key: a memory
+    // outlives the task it came from.
+    r#"
+    CREATE TABLE memories (
+        id          INTEGER PRIMARY KEY,
+        repo        TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        pinned      INTEGER NOT NULL DEFAULT 0,
+        seen        INTEGER NOT NULL DEFAULT 1,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        source_task TEXT,
+        UNIQUE (repo, kind, text)
+    ) STRICT;
+    CREATE INDEX memories_by_repo ON memories(repo, updated_at);
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

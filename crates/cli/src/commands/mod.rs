@@ -9,6 +9,7 @@ pub mod export;
 pub mod history;
 pub mod inspect;
 pub mod map;
+pub mod memory;
 pub mod models;
 pub mod policy;
 pub mod prices;

@@ -16,6 +16,7 @@ mod history;
 mod inspect;
 mod journal;
 mod map;
+mod memory;
 mod model_limits;
 mod modes;
 mod network;

@@ -175,6 +175,8 @@ impl Reviewer {
             override_checks: overridden,
             checks,
         }))?;
+        let end = crate::memory::ReviewEnd::Merged;
+        crate::memory::learn_from_review(self, &self.home, &self.store, end);
         // The task's own `bosun/<task>` branch has served its purpose (its checkpoints stay
         // under refs/bosun/); one left per merged task would pile up in the user's repository.
         if outcome.branch != row.branch
@@ -238,6 +240,10 @@ impl Reviewer {
         self.append(EventMsg::Review(ReviewEvent::RemoveWorktree {
             freed_bytes: freed,
         }))?;
+        if row.review_state != "merged" {
+            let end = crate::memory::ReviewEnd::Discarded;
+            crate::memory::learn_from_review(self, &self.home, &self.store, end);
+        }
         Ok(freed)
     }
 

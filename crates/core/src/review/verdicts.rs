@@ -147,6 +147,10 @@ impl Reviewer {
             }
         }
         let review = self.review(false)?;
+        if verdict == Verdict::Reject && crate::memory::all_rejected(&review) {
+            let end = crate::memory::ReviewEnd::Rejected;
+            crate::memory::learn_from_review(self, &self.home, &self.store, end);
+        }
         // Every hunk decided: the review is done (the journal only knows a verdict was given).
         if review.counts.hunks > 0
             && review.counts.unreviewed == 0

@@ -298,6 +298,8 @@ pub(crate) fn section_items(system: &str, ratio: f64) -> Vec<ContextItem> {
         }
     }
     flush(&mut current, &mut items);
+    // memory: one item per remembered line (crate::memory).
+    items.extend(crate::memory::context_items(system, ratio));
     items
 }
 

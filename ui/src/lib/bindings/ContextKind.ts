@@ -3,4 +3,4 @@
 /**
  * What a context item is.
  */
-export type ContextKind = "map" | "file" | "file_list" | "test" | "sibling" | "symbols" | "recent_changes" | "instructions";
+export type ContextKind = "map" | "file" | "file_list" | "test" | "sibling" | "symbols" | "recent_changes" | "instructions" | "memory";

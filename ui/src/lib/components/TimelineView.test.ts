@@ -71,6 +71,24 @@ describe("the timeline", () => {
     ]);
   });
 
+  it("counts what Bosun remembers about the repository as memories", () => {
+    const view = render([
+      ev(1, {
+        type: "context_assembled",
+        items: [
+          { kind: "memory", reason: "Convention (pinned): tabs, not spaces", tokens: 12 },
+          { kind: "memory", reason: "Failed before: Tried “fix add”: checks failed", tokens: 20 },
+        ],
+        total_tokens: 32,
+        budget_tokens: 0,
+      }),
+    ]);
+    const line = view.querySelector<HTMLDetailsElement>('[data-testid="timeline-context"]');
+    expect(line?.querySelector("summary")?.textContent?.replace(/\s+/g, " ").trim()).toMatch(/^◇ Context: 2 memories, 32 tokens/);
+    const rows = [...(line?.querySelectorAll("li") ?? [])].map((li) => li.textContent?.replace(/\s+/g, " ").trim());
+    expect(rows[0]).toBe("memory Convention (pinned): tabs, not spaces 12");
+  });
+
   it("shows a compaction in one line that opens to what was masked and summarised", () => {
     const view = render([
       ev(1, {

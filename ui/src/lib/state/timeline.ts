@@ -573,6 +573,7 @@ const contextKinds: [ContextKind, string, string][] = [
   ["symbols", "symbol list", "symbol lists"],
   ["recent_changes", "recent change", "recent changes"],
   ["instructions", "instruction file", "instruction files"],
+  ["memory", "memory", "memories"],
 ];
 
 /** A compaction in one line: `Context compacted: 52k → 18k tokens of a 32k window — 14 tool outputs masked, 12 messages summarised`. */
@@ -594,6 +595,7 @@ export const contextKindText: Record<ContextKind, string> = {
   symbols: "symbols",
   recent_changes: "recent changes",
   instructions: "instructions",
+  memory: "memory",
 };
 
 /** A request's context in one line: `Context: map of 5 files, 1.2k tokens`. */
