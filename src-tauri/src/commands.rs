@@ -4,7 +4,7 @@ use crate::bridge::{Bridge, SubscriptionId};
 use crate::engine::{Engine, LaunchRequest};
 use crate::error::IpcError;
 use crate::feed::{TaskFeed, TaskListFeed};
-use bosun_protocol::{ApprovalAnswer, Event, TaskId};
+use bosun_protocol::{ApprovalAnswer, Event, PinOp, TaskId};
 use bosun_store::TaskRow;
 use std::sync::Arc;
 use tauri::State;
@@ -132,6 +132,14 @@ pub fn answer_approval(
     answer: ApprovalAnswer,
 ) -> Result<(), IpcError> {
     runner.engine()?.answer(&task_id, answer)
+}
+
+/// Pins (or unpins) a file, a tool call's output or a message of a task this app runs, so
+/// compaction never drops it; the task journals it (`context_pinned`) at its next turn, or
+/// says why not (`pin_refused`).
+#[tauri::command(async)]
+pub fn pin_context(runner: State<'_, Runner>, task_id: TaskId, pin: PinOp) -> Result<(), IpcError> {
+    runner.engine()?.pin(&task_id, pin)
 }
 
 /// Sends a follow-up `message` to a finished or stopped task, or (`message` null) resumes an

@@ -7,7 +7,7 @@ use crate::bridge::Bridge;
 use crate::error::IpcError;
 use bosun_core::{BosunConfig, ProviderEntry, TaskSpec, secret_env_names};
 use bosun_policy::Mode;
-use bosun_protocol::{ApprovalAnswer, EventMsg, Op, TaskId};
+use bosun_protocol::{ApprovalAnswer, EventMsg, Op, PinOp, TaskId};
 use bosun_store::Store;
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
@@ -57,6 +57,10 @@ pub struct LaunchRequest {
     /// The checks for this task: absent, the repository's; `[]`, none; a list, exactly these.
     #[serde(default)]
     pub checks: Option<Vec<bosun_protocol::CheckSpec>>,
+    /// Files (relative to the repository) kept in every model request, never dropped by
+    /// compaction.
+    #[serde(default)]
+    pub pins: Vec<String>,
 }
 
 struct Running {
@@ -165,6 +169,7 @@ impl Engine {
             max_steps: None,
             max_cost_usd: started.max_cost_usd,
             checks: None,
+            pins: Vec::new(),
         };
         let mut spec = self.spec(req)?;
         spec.fork = Some(bosun_protocol::ForkedFrom {
@@ -257,6 +262,14 @@ impl Engine {
             )),
             Some(true) => self.send(task, Op::Approval(answer)),
         }
+    }
+
+    /// Pins or unpins something of a running task (see `Op::Pin`).
+    pub fn pin(&self, task: &TaskId, mut pin: PinOp) -> Result<(), IpcError> {
+        if pin.by.as_deref().is_none_or(str::is_empty) {
+            pin.by = Some("app".into());
+        }
+        self.send(task, Op::Pin(pin))
     }
 
     /// The tasks this app runs, and how many approvals each waits for.
@@ -401,6 +414,7 @@ impl Engine {
             checks,
             max_check_rounds: None,
             max_nudges: None,
+            pins: req.pins,
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

@@ -109,6 +109,7 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::release_prepared_worktree,
             commands::stop_task,
             commands::answer_approval,
+            commands::pin_context,
             settings::ipc::get_settings,
             settings::ipc::save_provider,
             settings::ipc::remove_provider,

@@ -28,6 +28,9 @@ pub fn summary(req: &ApprovalRequested) -> String {
         ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {
             req.action.budget_question().unwrap_or_default()
         }
+        ToolAction::Summary { replaces, .. } => {
+            format!("a summary would replace {replaces} older messages: review it")
+        }
     };
     if what.chars().count() <= 160 {
         return what;

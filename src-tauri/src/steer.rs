@@ -116,6 +116,8 @@ impl Engine {
             sandbox: self.sandbox,
             env_remove,
             max_nudges: None,
+            pins: Vec::new(),
+            unpins: Vec::new(),
         };
         let handle = bosun_core::continue_task(spec, Arc::clone(&self.store))
             .await

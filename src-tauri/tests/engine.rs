@@ -53,6 +53,7 @@ fn request(repo: &Path, mock: &MockModelServer) -> LaunchRequest {
         max_steps: None,
         max_cost_usd: None,
         checks: None,
+        pins: Vec::new(),
     }
 }
 
@@ -108,6 +109,7 @@ fn answer(id: String, decision: ApprovalDecision, note: Option<&str>) -> Approva
         rule: None,
         scope: None,
         note: note.map(String::from),
+        text: None,
         by: None,
     }
 }

@@ -26,6 +26,7 @@ fn request(repo: &std::path::Path, mock: &MockModelServer) -> LaunchRequest {
         max_steps: None,
         max_cost_usd: None,
         checks: None,
+        pins: Vec::new(),
     }
 }
 
@@ -200,4 +201,145 @@ async fn a_follow_up_keeps_the_step_limit_the_task_was_started_with() {
     assert_eq!(finished(&reader, &task, 2).await, TaskStatus::MaxSteps);
     assert_eq!(mock.model_requests().len(), 1 + 2);
     idle(&engine).await;
+}
+
+/// The timeline's pin buttons: a pin sent while the task waits is journaled at its next turn
+/// (or refused, saying why), and what is pinned is sent with every request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pins_from_the_app_are_journaled_at_the_next_turn_and_a_wrong_one_is_refused() {
+    use bosun_protocol::{PinOp, PinTarget};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = fixture_repo(&dir.path().join("repo")).unwrap();
+    std::fs::write(repo.join("NOTES.md"), "Pinned note: keep the API stable.\n").unwrap();
+    let git = |args: &[&str]| {
+        assert!(
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(&repo)
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "notes"]);
+    let db = home.join("bosun.db");
+    let engine = Arc::new(Engine::new(
+        home,
+        Arc::new(Store::open(&db).unwrap()),
+        false,
+    ));
+    let reader = Store::open(&db).unwrap();
+    let mock = MockModelServer::start(vec![
+        MockReply::tool_call("call_a", "run_command", r#"{"command":"touch a.txt"}"#),
+        MockReply::text("Done."),
+    ])
+    .await
+    .unwrap();
+    let task = engine.start(request(&repo, &mock)).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let approval = loop {
+        if let Some(id) = engine.waiting_for(&task).first() {
+            break id.clone();
+        }
+        assert!(Instant::now() < deadline, "no approval was asked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let pin = |target: PinTarget| PinOp {
+        target,
+        pinned: true,
+        by: None,
+    };
+    engine
+        .pin(
+            &task,
+            pin(PinTarget::Message {
+                text: "Say hello".into(),
+            }),
+        )
+        .unwrap();
+    engine
+        .pin(
+            &task,
+            pin(PinTarget::File {
+                path: "NOTES.md".into(),
+            }),
+        )
+        .unwrap();
+    engine
+        .pin(
+            &task,
+            pin(PinTarget::Call {
+                call_id: "call_zz".into(),
+            }),
+        )
+        .unwrap();
+    engine
+        .answer(
+            &task,
+            bosun_protocol::ApprovalAnswer {
+                approval_id: approval,
+                decision: bosun_protocol::ApprovalDecision::ApproveOnce,
+                rule: None,
+                scope: None,
+                note: None,
+                text: None,
+                by: None,
+            },
+        )
+        .unwrap();
+    finished(&reader, &task, 1).await;
+    let events = reader.events(&task, 0, 10_000).unwrap();
+    let pinned: Vec<(PinTarget, String)> = events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ContextPinned(p) if p.pinned => Some((p.target.clone(), p.by.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        pinned,
+        [
+            (
+                PinTarget::Message {
+                    text: "Say hello".into()
+                },
+                "app".to_string()
+            ),
+            (
+                PinTarget::File {
+                    path: "NOTES.md".into()
+                },
+                "app".to_string()
+            ),
+        ]
+    );
+    let refused: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "pin_refused" => Some(w.message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("call_zz") && refused[0].contains("call_a"),
+        "{refused:?}"
+    );
+    // The request after the pins carries the pinned file.
+    let last = mock.model_requests().pop().unwrap().body.to_string();
+    assert!(last.contains("Pinned note: keep the API stable."), "{last}");
+    // Pinning a task that is not running says so.
+    idle(&engine).await;
+    let err = engine
+        .pin(
+            &task,
+            pin(PinTarget::File {
+                path: "NOTES.md".into(),
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(err.code, "not_running", "{err:?}");
 }

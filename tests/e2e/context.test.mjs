@@ -7,7 +7,7 @@
 // Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun and
 // bosun-mock-model in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -160,5 +160,66 @@ describe("a compaction in the timeline", () => {
     assert.deepEqual(masked, compacted.masked);
     assert.ok(masked[0].startsWith("read_file log0.txt"), masked.join(" | "));
     t.diagnostic(`compaction: ${await screenshot(app, "compaction-line.png")}`);
+  });
+
+  it("pins the prompt of a running task from its timeline, and the task journals it", { timeout: 120_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun", "bosun-mock-model");
+    const home = join(work, "home-pin");
+    const repo = shopRepo(join(work, "shop-pin"));
+    mkdirSync(home, { recursive: true });
+    const mock = await startMockModel(join(work, "mock-pin"), [
+      {
+        kind: "reply",
+        text: "I will create a.txt.",
+        tool_calls: [{ id: "call_p", name: "run_command", arguments: JSON.stringify({ command: "touch a.txt" }) }],
+      },
+      { kind: "reply", text: "Created a.txt." },
+    ]);
+    t.after(() => mock.stop());
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await app.click(await waitFor("the New task button", () => app.find("[data-new-task-button]")));
+    const field = async (name) => waitFor(`the ${name} field`, () => app.find(`form[data-new-task] [name="${name}"]`));
+    const fill = async (name, text) => {
+      const el = await field(name);
+      await app.clear(el);
+      if (text) await app.type(el, text);
+    };
+    if (await app.find('form[data-new-task] [name="provider"]')) {
+      await app.run("const s = document.querySelector('form[data-new-task] [name=provider]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}));");
+    }
+    await fill("repo", repo);
+    await fill("base_url", `${mock.url}/v1`);
+    await fill("model", "mock-model");
+    await fill("api_key_env", "");
+    await app.type(await field("prompt"), "Create a.txt and never touch shop/");
+    await app.submitKeys();
+    // While it waits for the approval, the prompt's pin button pins it.
+    await waitFor("the approval card", () => app.find("[data-approval-card]"));
+    const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
+    const pin = '[data-pin^="message:Create a.txt"]';
+    await waitFor("the prompt's pin button", () => app.find(pin));
+    await app.run("document.querySelector(arguments[0]).click();", pin);
+    await app.click(await app.find('[data-approval-card] [data-answer="approve_once"]'));
+    const line = await waitFor("the pinned line", () => app.find('[data-testid="timeline-pinned"]'));
+    assert.equal(
+      (await app.text(line)).replace(/\s+/g, " ").trim(),
+      "📌 Pinned your message “Create a.txt and never touch shop/”: compaction never drops it",
+    );
+    await waitFor("the pressed pin", async () => (await app.run("return document.querySelector(arguments[0])?.getAttribute('aria-pressed');", pin)) === "true");
+    t.diagnostic(`pinned: ${await screenshot(app, "pinned-message.png")}`);
+    await waitFor("the task to finish", () => app.find('[data-kind="finished"]'));
+    // The journal has it, as the CLI shows.
+    const file = join(work, "pin-export.json");
+    const show = spawnSync(bin("bosun"), ["export", taskId, "--json", file], { env: { ...process.env, BOSUN_HOME: home }, encoding: "utf8" });
+    assert.equal(show.status, 0, show.stderr);
+    const events = JSON.parse(readFileSync(file, "utf8"));
+    const pinned = (Array.isArray(events) ? events : events.events).filter((e) => e.type === "context_pinned");
+    assert.deepEqual(
+      pinned.map((e) => [e.target, e.pinned, e.by]),
+      [[{ kind: "message", text: "Create a.txt and never touch shop/" }, true, "app"]],
+    );
   });
 });

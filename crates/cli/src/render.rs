@@ -250,6 +250,23 @@ impl Transcript {
                     )
                 )
             )?,
+            EventMsg::ContextPinned(p) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "2",
+                    &format!(
+                        "◇ {} {}{}",
+                        if p.pinned { "pinned" } else { "unpinned" },
+                        p.target.describe(),
+                        if p.pinned {
+                            ": compaction never drops it"
+                        } else {
+                            ""
+                        }
+                    )
+                )
+            )?,
             EventMsg::Error(e) => writeln!(out, "{} {}", self.paint("1;31", "error:"), e.message)?,
             EventMsg::ChecksPlanned(p) => {
                 let names: Vec<&str> = p.checks.iter().map(|c| c.name.as_str()).collect();

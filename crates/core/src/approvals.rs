@@ -60,6 +60,7 @@ pub fn action_key(tool: &str, action: &ToolAction) -> String {
         ToolAction::Internal => format!("tool:{tool}"),
         ToolAction::SpendRate { .. } => "spend_rate".into(),
         ToolAction::UnpricedModel { model, .. } => format!("unpriced:{model}"),
+        ToolAction::Summary { .. } => "summary".into(),
     }
 }
 
@@ -85,13 +86,56 @@ impl ApprovalGate {
             .unwrap_or(false)
     }
 
-    /// Emits `approval_requested` and waits for the answer (or the task's cancellation).
-    pub async fn ask(
+    /// A compaction's summary to review (`[context] review_summaries`): `Ok(Some(text))` is the
+    /// summary to use (as the user edited it), `Ok(None)` that the user refused it, and `Err(())`
+    /// that the task was stopped while waiting.
+    pub async fn ask_summary(
         &self,
         req: AskRequest<'_>,
         emitter: &Emitter,
         cancel: &CancellationToken,
-    ) -> Result<Approval, CoreError> {
+    ) -> Result<Result<Option<String>, ()>, CoreError> {
+        let ToolAction::Summary { text, .. } = req.action else {
+            return Err(CoreError::Internal("ask_summary without a summary".into()));
+        };
+        let text = text.clone();
+        let call_id = req.call_id.to_string();
+        let Some((approval_id, answer)) = self.wait(&req, emitter, cancel).await? else {
+            return Ok(Err(()));
+        };
+        let edited = answer
+            .text
+            .as_ref()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty());
+        let approves = answer.decision.approves();
+        emitter.emit(EventMsg::ApprovalResolved(ApprovalResolved {
+            approval_id,
+            call_id: CallId(call_id),
+            decision: if approves {
+                ApprovalDecision::ApproveOnce
+            } else {
+                ApprovalDecision::Deny
+            },
+            rule: None,
+            rule_file: None,
+            note: match (&edited, approves) {
+                (Some(e), true) if *e != text.trim() => Some("summary edited".into()),
+                _ => answer.note.clone(),
+            },
+            by: answer.by.clone().unwrap_or_else(|| "user".into()),
+        }))?;
+        Ok(Ok(approves.then(|| edited.unwrap_or(text))))
+    }
+
+    /// Emits `approval_requested` and waits for the answer: None when the task was stopped
+    /// meanwhile.
+    async fn wait(
+        &self,
+        req: &AskRequest<'_>,
+        emitter: &Emitter,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(String, ApprovalAnswer)>, CoreError> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let approval_id = format!("{}-a{n}", emitter.task_id());
         let (tx, rx) = oneshot::channel();
@@ -105,9 +149,9 @@ impl ApprovalGate {
             call_id: CallId(req.call_id.to_string()),
             tool: req.tool.to_string(),
             action: req.action.clone(),
-            reason: req.reason,
-            rule: req.rule,
-            source: req.source,
+            reason: req.reason.clone(),
+            rule: req.rule.clone(),
+            source: req.source.clone(),
             suggestions: req.suggestions.clone(),
             preview: req.preview.clone(),
         }))?;
@@ -117,9 +161,22 @@ impl ApprovalGate {
                 if let Ok(mut w) = self.waiting.lock() {
                     w.remove(&approval_id);
                 }
-                return Ok(Approval::Cancelled);
+                return Ok(None);
             }
             a = rx => a.map_err(|_| CoreError::Internal("the approval was dropped".into()))?,
+        };
+        Ok(Some((approval_id, answer)))
+    }
+
+    /// Emits `approval_requested` and waits for the answer (or the task's cancellation).
+    pub async fn ask(
+        &self,
+        req: AskRequest<'_>,
+        emitter: &Emitter,
+        cancel: &CancellationToken,
+    ) -> Result<Approval, CoreError> {
+        let Some((approval_id, answer)) = self.wait(&req, emitter, cancel).await? else {
+            return Ok(Approval::Cancelled);
         };
         let key = action_key(req.tool, req.action);
         let mut resolved = ApprovalResolved {

@@ -88,6 +88,10 @@ pub struct ContextSettings {
     /// true); false goes straight to summarising.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mask_tool_outputs: Option<bool>,
+    /// true: a compaction's summary waits, like an approval, until the user accepts, edits or
+    /// refuses it (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_summaries: Option<bool>,
     /// The layered context's split of its budget (`[context.shares] targets = 0.35, …`); a
     /// layer left out keeps its default, and the shares are normalised.
     #[serde(default, skip_serializing_if = "Option::is_none")]

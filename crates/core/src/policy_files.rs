@@ -77,7 +77,8 @@ impl PolicyFiles {
             ToolAction::Read { .. }
             | ToolAction::Internal
             | ToolAction::SpendRate { .. }
-            | ToolAction::UnpricedModel { .. } => {
+            | ToolAction::UnpricedModel { .. }
+            | ToolAction::Summary { .. } => {
                 return Err(CoreError::Config(
                     "only commands, writes and hosts can be allowed by a rule".into(),
                 ));

@@ -37,6 +37,10 @@ pub struct ContinueSpec {
     pub env_remove: Vec<String>,
     /// `--max-nudges`; `None`: the configured value (see [`crate::nudge::max_nudges`]).
     pub max_nudges: Option<u32>,
+    /// `--pin FILE`: more files kept in every request (the task's earlier pins stay).
+    pub pins: Vec<String>,
+    /// `--unpin FILE|call:ID`: pins taken back.
+    pub unpins: Vec<String>,
 }
 
 /// Rebuilds the conversation the model saw from a task's journal. A tool call that began but
@@ -215,6 +219,11 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         mode,
     );
     let policy = policy_files.load()?;
+    let pins = crate::task::files_to_pin(&spec.pins, &worktree.worktree, &policy)?;
+    let unpins = crate::task::pins_to_take_back(
+        &spec.unpins,
+        &store.events_of_kinds(&row.id, &["context_pinned"])?,
+    )?;
     let pid = std::process::id();
     store.claim_task(&row.id, pid, process_start_time(pid))?;
 
@@ -270,6 +279,8 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         text: text.clone(),
         origin: None,
     }))?;
+    crate::task::emit_pins(&emitter, unpins, false)?;
+    crate::task::emit_pins(&emitter, pins, true)?;
     messages.push(ChatMessage::User { content: text });
     let max_steps = match spec.max_steps {
         Some(n) => n,

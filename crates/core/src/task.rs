@@ -30,6 +30,8 @@ mod compaction;
 mod direct;
 mod edit_blocks;
 mod layers;
+mod pins;
+pub(crate) use pins::{emit_pins, files_to_pin, pins_to_take_back};
 mod repo_map;
 mod verification;
 
@@ -66,6 +68,9 @@ pub struct TaskSpec {
     /// (the base is its base commit), the worktree starts at the checkpoint, the conversation
     /// with what led there.
     pub fork: Option<bosun_protocol::ForkedFrom>,
+    /// `--pin FILE`: files (relative to the repository) kept in every request, never dropped
+    /// by compaction.
+    pub pins: Vec<String>,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -148,6 +153,13 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         spec.mode,
     );
     let policy = match policy_files.load() {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
+            return Err(e);
+        }
+    };
+    let pins = match pins::files_to_pin(&spec.pins, &worktree.worktree, &policy) {
         Ok(p) => p,
         Err(e) => {
             let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
@@ -250,6 +262,7 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         text: spec.prompt.clone(),
         origin: None,
     }))?;
+    pins::emit_pins(&emitter, pins, true)?;
     emitter.emit(EventMsg::ChecksPlanned(bosun_protocol::ChecksPlanned {
         checks: checks.checks.clone(),
         source: checks.source,
@@ -419,11 +432,13 @@ impl Launch {
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
         let pending = Arc::new(Mutex::new(Vec::new()));
+        let pin_ops = Arc::new(Mutex::new(Vec::new()));
         let gate = Arc::new(ApprovalGate::default());
         tokio::spawn(watch_ops(
             ops_rx,
             cancel.clone(),
             Arc::clone(&pending),
+            Arc::clone(&pin_ops),
             Arc::clone(&gate),
         ));
 
@@ -442,9 +457,13 @@ impl Launch {
             .and_then(|c| c.context)
             .unwrap_or_default();
         let mask_outputs = context_settings.mask_tool_outputs.unwrap_or(true);
+        let review_summaries = context_settings.review_summaries.unwrap_or(false);
         let shares = context_settings.shares();
         let run = TaskRun {
             mask_outputs,
+            review_summaries,
+            pins: Default::default(),
+            pin_ops,
             shares,
             map,
             map_sent: Default::default(),
@@ -493,6 +512,7 @@ async fn watch_ops(
     mut ops: mpsc::UnboundedReceiver<Op>,
     cancel: CancellationToken,
     pending: Arc<Mutex<Vec<String>>>,
+    pin_ops: Arc<Mutex<Vec<bosun_protocol::PinOp>>>,
     gate: Arc<ApprovalGate>,
 ) {
     while let Some(op) = ops.recv().await {
@@ -507,6 +527,11 @@ async fn watch_ops(
             Op::UserMessage(m) => {
                 if let Ok(mut p) = pending.lock() {
                     p.push(m.text);
+                }
+            }
+            Op::Pin(pin) => {
+                if let Ok(mut p) = pin_ops.lock() {
+                    p.push(pin);
                 }
             }
         }
@@ -583,6 +608,11 @@ struct TaskRun {
     window_learned: Option<u64>,
     /// `[context] mask_tool_outputs` (default true).
     mask_outputs: bool,
+    /// `[context] review_summaries` (default false): a summary waits for the user.
+    review_summaries: bool,
+    /// What the user pinned (see [`pins`]), and pins sent while the task runs.
+    pins: pins::Pins,
+    pin_ops: Arc<Mutex<Vec<bosun_protocol::PinOp>>>,
     /// `[context.shares]`: the layered context's split.
     shares: bosun_context::Shares,
 }
@@ -876,6 +906,7 @@ impl TaskRun {
         // Commands' checkpoints follow the watcher's events from here on (a resumed task's first
         // one walks the tree: what changed while no Bosun ran is known only from a walk).
         self.checkpointer.watch(&self.emitter).await?;
+        self.load_pins()?;
         let small = self.client.profile().is_small();
         let mut system = if small {
             bosun_context::small_system_prompt(&self.worktree_path)
@@ -968,6 +999,9 @@ impl TaskRun {
             {
                 system = with_map;
             }
+            // Pins sent meanwhile; the pinned files as they are now.
+            self.take_pins(&messages)?;
+            let system = self.with_pinned_files(&system);
             // Near the model's window: old tool outputs masked, then older turns summarised.
             if let compaction::Compacted::TooBig(m) =
                 self.compact(&system, &tools, &mut messages, None).await?

@@ -176,6 +176,13 @@ impl Policy {
                 "config.toml".into(),
                 "the model has no price, so its spend cannot be counted against the budgets".into(),
             ),
+            // The user asked to see each summary ([context] review_summaries): always asked.
+            ToolAction::Summary { .. } => self.made(
+                Decision::Ask,
+                "context.review_summaries".into(),
+                "config.toml".into(),
+                "[context] review_summaries = true: a person reads the summary before it replaces the older turns".into(),
+            ),
         }
     }
 

@@ -25,7 +25,10 @@ pub fn suggestions(action: &ToolAction) -> Vec<String> {
             }
         }
         ToolAction::Network { host, .. } => push_all(&mut out, for_host(host)),
-        ToolAction::Internal | ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {}
+        ToolAction::Internal
+        | ToolAction::SpendRate { .. }
+        | ToolAction::UnpricedModel { .. }
+        | ToolAction::Summary { .. } => {}
     }
     out
 }

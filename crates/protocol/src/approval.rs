@@ -39,6 +39,8 @@ pub enum ApprovalKind {
     Network,
     SpendRate,
     UnpricedModel,
+    /// A compaction's summary, to accept, edit or refuse (`[context] review_summaries`).
+    Summary,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -90,6 +92,11 @@ pub struct ApprovalAnswer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub note: Option<String>,
+    /// For a summary (`kind: summary`) approved: the summary as the user edited it (absent:
+    /// as it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub text: Option<String>,
     /// Who answered (`cli`, `app`, `--yes`, a user name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

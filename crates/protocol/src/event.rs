@@ -57,6 +57,9 @@ pub enum EventMsg {
     /// context window (or after the provider said it was too long): old tool outputs masked,
     /// then older turns summarised.
     ContextCompacted(ContextCompacted),
+    /// The user pinned (or unpinned) a file, a tool call's output or a message: compaction
+    /// never drops what is pinned.
+    ContextPinned(ContextPinned),
     CheckStarted(CheckStarted),
     CheckOutputDelta(CheckOutputDelta),
     CheckFinished(CheckFinished),
@@ -91,6 +94,7 @@ impl EventMsg {
             EventMsg::ChecksPlanned(_) => "checks_planned",
             EventMsg::ContextAssembled(_) => "context_assembled",
             EventMsg::ContextCompacted(_) => "context_compacted",
+            EventMsg::ContextPinned(_) => "context_pinned",
             EventMsg::CheckStarted(_) => "check_started",
             EventMsg::CheckOutputDelta(_) => "check_output_delta",
             EventMsg::CheckFinished(_) => "check_finished",
@@ -467,6 +471,49 @@ pub struct ContextCompacted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub summary: Option<String>,
+}
+
+/// What the user pinned so that compaction never drops it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub enum PinTarget {
+    /// A file of the worktree (relative to it): its current content is in every request.
+    File { path: String },
+    /// A tool call's output: never masked, and kept word for word through a summary.
+    Call { call_id: String },
+    /// A message the user sent (its text as `user_message` recorded it): kept word for word
+    /// through a summary, however long.
+    Message { text: String },
+}
+
+impl PinTarget {
+    /// `src/a.py`, `call c3`, `message "Never touch …"`.
+    pub fn describe(&self) -> String {
+        match self {
+            PinTarget::File { path } => path.clone(),
+            PinTarget::Call { call_id } => format!("call {call_id}"),
+            PinTarget::Message { text } => {
+                let line = text.lines().next().unwrap_or("");
+                let mut cut: String = line.chars().take(40).collect();
+                if line.chars().count() > 40 || text.lines().nth(1).is_some() {
+                    cut.push('…');
+                }
+                format!("message \"{cut}\"")
+            }
+        }
+    }
+}
+
+/// A pin set or taken back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ContextPinned {
+    pub target: PinTarget,
+    /// false: unpinned.
+    pub pinned: bool,
+    /// Who pinned it (`cli`, `app`).
+    pub by: String,
 }
 
 /// One piece of a request's context.

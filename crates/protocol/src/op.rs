@@ -14,6 +14,20 @@ pub enum Op {
     UserMessage(UserMessageOp),
     /// An answer to an `approval_requested` event.
     Approval(ApprovalAnswer),
+    /// Pin or unpin something so that compaction never drops it.
+    Pin(PinOp),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct PinOp {
+    pub target: crate::PinTarget,
+    /// false: unpin.
+    pub pinned: bool,
+    /// Who pinned it (`app`, `cli`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

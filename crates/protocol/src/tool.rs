@@ -46,6 +46,10 @@ pub enum ToolAction {
     /// Not a tool call: the task's model has no price while budgets (named) apply, so its
     /// spend cannot be counted against them.
     UnpricedModel { model: String, budgets: Vec<String> },
+    /// Not a tool call: compaction summarised `replaces` older messages into `text`
+    /// (`[context] review_summaries = true`); the task waits until the user accepts the
+    /// summary, edits it (`ApprovalAnswer.text`) or refuses it (the older turns are kept).
+    Summary { text: String, replaces: u32 },
 }
 
 impl ToolAction {
@@ -76,6 +80,7 @@ impl ToolAction {
             ToolAction::Network { .. } => crate::ApprovalKind::Network,
             ToolAction::SpendRate { .. } => crate::ApprovalKind::SpendRate,
             ToolAction::UnpricedModel { .. } => crate::ApprovalKind::UnpricedModel,
+            ToolAction::Summary { .. } => crate::ApprovalKind::Summary,
             _ => crate::ApprovalKind::Tool,
         }
     }

@@ -39,6 +39,7 @@ impl Answerer {
             rule: None,
             scope: None,
             note: None,
+            text: None,
             by: Some(by.to_string()),
         };
         let money = matches!(
@@ -59,8 +60,20 @@ impl Answerer {
                 a.note = Some(why);
                 a
             }),
+            Answerer::Terminal if req.kind == ApprovalKind::Summary => {
+                prompt_summary(req).unwrap_or_else(|_| base(ApprovalDecision::Deny, "cli"))
+            }
             Answerer::Terminal => {
                 prompt(req).unwrap_or_else(|_| base(ApprovalDecision::Deny, "cli"))
+            }
+            Answerer::Nobody if req.kind == ApprovalKind::Summary => {
+                let how = "Bosun had no one to show a compaction's summary to: there is no terminal. The older turns are kept; \
+                     rerun with --yes to accept summaries, with --json to answer on stdin, or set [context] review_summaries = false"
+                    .to_string();
+                eprintln!("bosun: {how}");
+                let mut a = base(ApprovalDecision::Deny, "cli (no terminal)");
+                a.note = Some(how);
+                a
             }
             Answerer::Nobody => {
                 let how = format!(
@@ -94,7 +107,92 @@ pub fn describe(action: &ToolAction) -> String {
         ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {
             action.budget_question().unwrap_or_default()
         }
+        ToolAction::Summary { replaces, .. } => {
+            format!("a compaction's summary replacing {replaces} older messages")
+        }
     }
+}
+
+/// A summary to review on a terminal: shown whole, then accepted, edited (in `$VISUAL` /
+/// `$EDITOR`, or typed until a line with a single `.`) or refused.
+fn prompt_summary(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
+    let ToolAction::Summary { text, .. } = &req.action else {
+        return prompt(req);
+    };
+    {
+        let mut err = std::io::stderr().lock();
+        writeln!(
+            err,
+            "\n\x1b[1;33m? summary to review:\x1b[0m {}\n  {}\n",
+            describe(&req.action),
+            req.reason
+        )?;
+        for line in text.lines() {
+            writeln!(err, "  │ {line}")?;
+        }
+        writeln!(
+            err,
+            "\n  [y] accept  [e] edit  [n] refuse (keep the older turns)"
+        )?;
+    }
+    let mut answer = ApprovalAnswer {
+        approval_id: req.approval_id.clone(),
+        decision: ApprovalDecision::ApproveOnce,
+        rule: None,
+        scope: None,
+        note: None,
+        text: None,
+        by: Some(std::env::var("USER").unwrap_or_else(|_| "cli".into())),
+    };
+    loop {
+        match ask_line("> ")?.to_lowercase().as_str() {
+            "y" | "yes" => return Ok(answer),
+            "e" | "edit" => {
+                answer.text = Some(edit_text(text)?);
+                return Ok(answer);
+            }
+            "n" | "no" => {
+                answer.decision = ApprovalDecision::Deny;
+                return Ok(answer);
+            }
+            _ => eprintln!("  answer y, e or n"),
+        }
+    }
+}
+
+/// The user's version of `text`: through their editor when one is set, else typed on stdin.
+fn edit_text(text: &str) -> std::io::Result<String> {
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .ok()
+        .filter(|e| !e.trim().is_empty());
+    if let Some(editor) = editor {
+        let file = tempfile::Builder::new()
+            .prefix("bosun-summary-")
+            .suffix(".md")
+            .tempfile()?;
+        std::fs::write(file.path(), text)?;
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("sh")
+            .arg(file.path())
+            .status()?;
+        if status.success() {
+            return std::fs::read_to_string(file.path());
+        }
+        eprintln!("  the editor failed ({status}); type the summary instead");
+    }
+    eprintln!("  type the summary; end with a line holding a single `.`");
+    let mut out = String::new();
+    loop {
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line)? == 0 || line.trim_end() == "." {
+            break;
+        }
+        out.push_str(&line);
+    }
+    Ok(out)
 }
 
 fn read_json_answer(req: &ApprovalRequested) -> Result<ApprovalAnswer, String> {
@@ -175,6 +273,7 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
         rule: None,
         scope: None,
         note: None,
+        text: None,
         by: Some(std::env::var("USER").unwrap_or_else(|_| "cli".into())),
     };
     loop {

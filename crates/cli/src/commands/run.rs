@@ -106,6 +106,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         checks: ChecksChoice::Repository,
         max_check_rounds: None,
         max_nudges: a.max_nudges,
+        pins: a.pins.clone(),
         home: s.home,
         repo: root,
         prompt: args.prompt.clone(),
@@ -159,6 +160,10 @@ fn refuse_unpriced_headless(
 pub struct ContinueArgs {
     /// Task id or a unique prefix of it
     task: String,
+    /// Take a pin back (repeatable): a pinned file's path, or `call:ID` for a pinned tool
+    /// output
+    #[arg(long = "unpin", value_name = "FILE|call:ID")]
+    unpins: Vec<String>,
     #[command(flatten)]
     session: SessionArgs,
 }
@@ -207,6 +212,10 @@ pub struct SessionArgs {
     /// config.toml)
     #[arg(long, value_name = "N")]
     max_nudges: Option<u32>,
+    /// Pin a file (relative to the repository; repeatable): its current content is in every
+    /// model request, and compaction never drops it
+    #[arg(long = "pin", value_name = "FILE")]
+    pins: Vec<String>,
     /// Print one JSON event per line instead of a transcript (approval answers are then read
     /// as JSON lines on stdin)
     #[arg(long)]
@@ -414,6 +423,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         checks,
         max_check_rounds: args.max_check_rounds,
         max_nudges: a.max_nudges,
+        pins: a.pins.clone(),
         home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),
@@ -480,6 +490,8 @@ fn continue_then(
         sandbox: !a.no_sandbox,
         env_remove: s.env_remove,
         max_nudges: a.max_nudges,
+        pins: a.pins.clone(),
+        unpins: args.unpins.clone(),
     };
     let answerer = Answerer::choose(a.yes, a.json);
     refuse_unpriced_headless(answerer, &spec.home, &repo_root, &spec.provider.model)?;

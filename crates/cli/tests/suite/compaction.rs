@@ -309,9 +309,437 @@ fn what_the_user_said_during_the_task_survives_a_summary_word_for_word() {
     assert!(users[0].starts_with("Read f0.txt"), "{users:?}");
     assert!(
         users[0].contains(&format!(
-            "[What you were told during the session, word for word:\n{rule}\n]"
+            "[What you were told during the session, and what the user pinned, word for word:\n{rule}\n]"
         )),
         "{}",
         users[0]
     );
+}
+
+fn pins(run: &Run) -> Vec<&bosun_protocol::ContextPinned> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::ContextPinned(p) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_pinned_file_is_in_every_request_as_it_is_now_and_never_masked() {
+    let env = Env::new();
+    files_of(&env, 24, 400);
+    std::fs::write(env.repo.join("RULES.md"), "Rule: tabs, never spaces.\n").unwrap();
+    git(&env.repo, &["add", "-A"]);
+    git(&env.repo, &["commit", "-q", "-m", "rules"]);
+    let window = 32_768;
+    let mut replies: Vec<MockReply> = (0..24)
+        .map(|i| {
+            tools(vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("f{i}.txt"), "limit": 400}),
+            )])
+        })
+        .collect();
+    // The agent changes the pinned file midway: the next requests show the new content.
+    replies.insert(
+        12,
+        tools(vec![call(
+            "w1",
+            "write_file",
+            json!({"path": "RULES.md", "content": "Rule: tabs, never spaces. Changed.\n"}),
+        )]),
+    );
+    replies.push(text("Read them all."));
+    let server = server(replies, window);
+    provider(&env, &server, window);
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "Read every file",
+        "--provider",
+        "mock",
+        "--no-checks",
+        "--mode",
+        "full-auto",
+        "--max-steps",
+        "200",
+        "--pin",
+        "./RULES.md",
+        "--pin",
+        "RULES.md",
+    ]);
+    // It changed a file: completed.
+    assert_eq!(
+        run.code(),
+        Some(0),
+        "{}\n{:?}",
+        run.stderr(),
+        run.finished()
+    );
+    // One pin, its path as the worktree has it.
+    let p = pins(&run);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(
+        p[0].target,
+        bosun_protocol::PinTarget::File {
+            path: "RULES.md".into()
+        }
+    );
+    assert!(!compactions(&run).is_empty(), "no compaction");
+    let sent = server.model_requests();
+    for (i, r) in sent.iter().enumerate() {
+        let system = messages(r)[0]["content"].as_str().unwrap().to_string();
+        assert!(system.contains("## Pinned files"), "request {i}");
+        let changed = system.contains("Rule: tabs, never spaces. Changed.");
+        // Requests after the write (the 13th call's result) show the new content.
+        assert_eq!(changed, i > 12, "request {i}: {system}");
+        assert!(r.body.to_string().len() / 4 <= window as usize);
+    }
+}
+
+#[test]
+fn a_pinned_tool_output_is_never_masked() {
+    let env = Env::new();
+    files_of(&env, 24, 400);
+    let window = 32_768;
+    let mut replies: Vec<MockReply> = (0..24)
+        .map(|i| {
+            tools(vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("f{i}.txt"), "limit": 400}),
+            )])
+        })
+        .collect();
+    replies.push(text("Read them all."));
+    let server = server(replies, window);
+    provider(&env, &server, window);
+    // The first output is pinned from the start of a follow-up: a continued task keeps its
+    // pins (they are events), and a pin from the app arrives the same way (Op::Pin).
+    let first = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "Read f0",
+        "--provider",
+        "mock",
+        "--no-checks",
+        "--max-steps",
+        "1",
+    ]);
+    // max-steps 1: the task stops after its first call ran.
+    let id = first.task_id();
+    let store = bosun_store::Store::open(&env.home.join("bosun.db")).unwrap();
+    let task = bosun_protocol::TaskId(id.clone());
+    let seq = store.last_seq(&task).unwrap();
+    let pin = bosun_protocol::Event {
+        task_id: task.clone(),
+        seq: seq + 1,
+        ts: bosun_store::now_rfc3339(),
+        msg: EventMsg::ContextPinned(bosun_protocol::ContextPinned {
+            target: bosun_protocol::PinTarget::Call {
+                call_id: "c0".into(),
+            },
+            pinned: true,
+            by: "test".into(),
+        }),
+    };
+    store.append_event(&pin).unwrap();
+    drop(store);
+    let more = env.run_args(&[
+        "continue",
+        &id,
+        "--prompt",
+        "Now read the rest",
+        "--json",
+        "--provider",
+        "mock",
+        "--max-steps",
+        "200",
+    ]);
+    assert!(
+        !compactions(&more).is_empty(),
+        "no compaction: {:?}",
+        more.finished()
+    );
+    let masked: Vec<&String> = compactions(&more)
+        .iter()
+        .flat_map(|c| c.masked.iter())
+        .collect();
+    assert!(
+        !masked.iter().any(|m| m.as_str() == "read_file f0.txt"),
+        "{masked:?}"
+    );
+    assert!(
+        masked.iter().any(|m| m.as_str() == "read_file f1.txt"),
+        "{masked:?}"
+    );
+    let last = server.model_requests().pop().unwrap();
+    let c0 = messages(&last)
+        .into_iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "c0")
+        .unwrap();
+    assert!(
+        c0["content"]
+            .as_str()
+            .unwrap()
+            .contains("line 399 of file 0"),
+        "{c0}"
+    );
+}
+
+#[test]
+fn a_pin_that_names_no_file_of_the_worktree_is_refused_before_the_task_starts() {
+    let env = Env::new();
+    files_of(&env, 2, 2);
+    let server = server(vec![text("never")], 32_768);
+    provider(&env, &server, 32_768);
+    for (pin, says) in [
+        ("f0.tx", "did you mean f0.txt"),
+        ("../outside.txt", "outside the task's worktree"),
+        ("/etc/passwd", "outside the task's worktree"),
+        (".git/config", ".git"),
+        ("", "needs a file path"),
+    ] {
+        let run = env.run_args(&[
+            "run",
+            "--json",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            "x",
+            "--provider",
+            "mock",
+            "--no-checks",
+            "--pin",
+            pin,
+        ]);
+        assert_eq!(run.code(), Some(2), "{pin}: {}", run.stderr());
+        assert!(run.stderr().contains(says), "{pin}: {}", run.stderr());
+    }
+    assert_eq!(server.remaining(), 1, "no request was sent");
+    let (_, tasks, _) = env.text(&["tasks"]);
+    assert!(!tasks.contains("x"), "no task was made: {tasks}");
+}
+
+#[test]
+fn pinned_files_too_big_for_the_window_fail_the_task_naming_what_to_unpin() {
+    let env = Env::new();
+    // 24 KB: about 6k tokens, in a 4k window.
+    files_of(&env, 1, 400);
+    let server = server(vec![text("never")], 4_096);
+    provider(&env, &server, 4_096);
+    let run = env.run_args(&[
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "Look at f0",
+        "--provider",
+        "mock",
+        "--no-checks",
+        "--pin",
+        "f0.txt",
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr());
+    let (status, summary) = run.finished();
+    assert_eq!(status, TaskStatus::Failed);
+    assert!(summary.contains("unpin f0.txt (about 5."), "{summary}");
+    assert!(summary.contains("--unpin"), "{summary}");
+    assert_eq!(server.remaining(), 1, "no request was sent");
+    // Unpinning something not pinned says what is; unpinning the file lets the task go on.
+    let id = run.task_id();
+    let wrong = env.run_args(&[
+        "continue",
+        &id,
+        "--prompt",
+        "Go on",
+        "--json",
+        "--provider",
+        "mock",
+        "--unpin",
+        "f1.txt",
+    ]);
+    assert_eq!(wrong.code(), Some(2), "{}", wrong.stderr());
+    assert!(
+        wrong.stderr().contains("pinned: f0.txt"),
+        "{}",
+        wrong.stderr()
+    );
+    let more = env.run_args(&[
+        "continue",
+        &id,
+        "--prompt",
+        "Go on",
+        "--json",
+        "--provider",
+        "mock",
+        "--unpin",
+        "./f0.txt",
+    ]);
+    assert_eq!(
+        more.code(),
+        Some(6),
+        "{}\n{:?}",
+        more.stderr(),
+        more.finished()
+    );
+    let p = pins(&more);
+    assert_eq!(p.len(), 1);
+    assert!(!p[0].pinned);
+    assert_eq!(more.finished().1, "never");
+    let last = server.model_requests().pop().unwrap();
+    assert!(
+        !messages(&last)[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("## Pinned files")
+    );
+}
+
+/// `[context] review_summaries = true` in the config.
+fn review_summaries(env: &Env) {
+    let path = env.home.join("config.toml");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\n[context]\nreview_summaries = true\n");
+    std::fs::write(path, text).unwrap();
+}
+
+/// Replies that make older turns too long to mask away: a summary is needed.
+fn wordy_reads(n: usize) -> Vec<MockReply> {
+    let thinking = format!(
+        "Reading the next file. {}",
+        "Notes on the code so far. ".repeat(80)
+    );
+    let mut replies: Vec<MockReply> = (0..n)
+        .map(|i| MockReply::Reply {
+            text: thinking.clone(),
+            tool_calls: vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("f{i}.txt")}),
+            )],
+            usage: usage(100, 20),
+            chunk_delay_ms: 0,
+            cut_after_events: None,
+        })
+        .collect();
+    replies.push(text("Finished."));
+    replies
+}
+
+#[test]
+fn with_review_summaries_the_task_waits_on_the_summary_and_sends_the_edited_one() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let window = 12_000;
+    let server = server(wordy_reads(40), window);
+    provider(&env, &server, window);
+    review_summaries(&env);
+    let mut cmd = env.bosun();
+    cmd.args([
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "Read the 40 files in order",
+        "--provider",
+        "mock",
+        "--no-checks",
+        "--max-steps",
+        "200",
+    ]);
+    let mut asked = Vec::new();
+    let run = answer_while_running(cmd, |req| {
+        asked.push(req.clone());
+        json!({
+            "approval_id": req.approval_id,
+            "decision": "approve_once",
+            "text": "EDITED SUMMARY: f0 to f20 read; nothing changed.",
+        })
+    });
+    assert_eq!(
+        run.code(),
+        Some(6),
+        "{}\n{:?}",
+        run.stderr(),
+        run.finished()
+    );
+    assert!(!asked.is_empty(), "the summary was never shown");
+    let req = &asked[0];
+    assert_eq!(req.kind, bosun_protocol::ApprovalKind::Summary);
+    let bosun_protocol::ToolAction::Summary { text, replaces } = &req.action else {
+        panic!("{req:?}")
+    };
+    assert!(!text.is_empty() && *replaces > 0, "{req:?}");
+    // What the model got next is the user's version, and the event says so.
+    let c = compactions(&run)
+        .into_iter()
+        .find(|c| c.summary.is_some())
+        .unwrap();
+    assert_eq!(
+        c.summary.as_deref(),
+        Some("EDITED SUMMARY: f0 to f20 read; nothing changed.")
+    );
+    let last = server.model_requests().pop().unwrap();
+    let first = messages(&last)
+        .into_iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    assert!(
+        first["content"]
+            .as_str()
+            .unwrap()
+            .contains("EDITED SUMMARY: f0 to f20 read; nothing changed."),
+        "{first}"
+    );
+    assert!(run.events.iter().any(|e| matches!(&e.msg,
+        EventMsg::ApprovalResolved(r) if r.note.as_deref() == Some("summary edited"))));
+}
+
+#[test]
+fn a_refused_summary_keeps_the_older_turns() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let window = 12_000;
+    let server = server(wordy_reads(40), window);
+    provider(&env, &server, window);
+    review_summaries(&env);
+    let mut cmd = env.bosun();
+    cmd.args([
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        "Read the 40 files in order",
+        "--provider",
+        "mock",
+        "--no-checks",
+        "--max-steps",
+        "200",
+    ]);
+    let run = answer_while_running(
+        cmd,
+        |req| json!({"approval_id": req.approval_id, "decision": "deny"}),
+    );
+    // Nothing was summarised; with turns too long to keep, the task ends saying so.
+    assert!(
+        compactions(&run).iter().all(|c| c.summary.is_none()),
+        "{:?}",
+        compactions(&run)
+    );
+    let (status, summary) = run.finished();
+    assert_eq!(status, TaskStatus::Failed, "{summary}");
+    assert!(summary.contains("context window"), "{summary}");
 }

@@ -10,9 +10,10 @@
 //! are always kept whole.
 
 use super::TaskRun;
+use crate::approvals::AskRequest;
 use crate::error::CoreError;
 use bosun_model::{ChatMessage, ModelRequest};
-use bosun_protocol::{ContextCompacted, EventMsg, ToolSpec};
+use bosun_protocol::{ContextCompacted, EventMsg, ToolAction, ToolSpec};
 
 /// Compaction starts when a request would pass this share of the context window.
 pub(crate) const COMPACT_AT: f64 = 0.8;
@@ -30,7 +31,8 @@ const MASKED: &str = "[output masked to save context: ";
 const SUMMARY_PROMPT: &str = "You summarise the earlier part of a coding agent's session so the agent can continue without it. Keep, as short bullet points: what the user asked, the decisions made, the files read and changed (paths), the commands run and whether they passed, the approaches that failed and why, and what is left to do. Do not invent anything. Reply with the summary only.";
 
 /// Where the user's own messages kept through a summary start, and what separates them.
-const USER_SAID: &str = "\n\n[What you were told during the session, word for word:\n";
+const USER_SAID: &str =
+    "\n\n[What you were told during the session, and what the user pinned, word for word:\n";
 const USER_SAID_SEP: &str = "\n---\n";
 
 /// How a compaction went.
@@ -60,12 +62,17 @@ fn target(name: &str, args: &str) -> String {
 
 /// Masks the tool outputs of `messages` older than the last [`KEEP_OUTPUTS`]; returns what it
 /// masked (`tool target`).
+#[cfg(test)]
 pub(crate) fn mask_old_outputs(messages: &mut [ChatMessage]) -> Vec<String> {
-    mask_outputs(messages, KEEP_OUTPUTS)
+    mask_outputs(messages, KEEP_OUTPUTS, &Default::default())
 }
 
-/// Masks the tool outputs of `messages` but the last `keep`.
-fn mask_outputs(messages: &mut [ChatMessage], keep: usize) -> Vec<String> {
+/// Masks the tool outputs of `messages` but the last `keep` and the `pinned` calls'.
+fn mask_outputs(
+    messages: &mut [ChatMessage],
+    keep: usize,
+    pinned: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
     let mut calls: std::collections::HashMap<String, String> = Default::default();
     for m in messages.iter() {
         if let ChatMessage::Assistant { tool_calls, .. } = m {
@@ -87,7 +94,10 @@ fn mask_outputs(messages: &mut [ChatMessage], keep: usize) -> Vec<String> {
             call_id, content, ..
         } = &mut messages[i]
         {
-            if content.len() < MASK_MIN_BYTES || content.starts_with(MASKED) {
+            if content.len() < MASK_MIN_BYTES
+                || content.starts_with(MASKED)
+                || pinned.contains(call_id.as_str())
+            {
                 continue;
             }
             let what = calls
@@ -211,8 +221,9 @@ impl TaskRun {
             return Ok(Compacted::No);
         }
         let target = (window as f64 * COMPACT_TO) as u64;
+        let pinned_calls = self.pins.calls();
         let mut masked = if self.mask_outputs {
-            mask_old_outputs(messages)
+            mask_outputs(messages, KEEP_OUTPUTS, &pinned_calls)
         } else {
             Vec::new()
         };
@@ -221,7 +232,7 @@ impl TaskRun {
         let mut keep = KEEP_OUTPUTS;
         while self.mask_outputs && now > target && keep > 2 {
             keep -= 1;
-            let more = mask_outputs(messages, keep);
+            let more = mask_outputs(messages, keep, &pinned_calls);
             if !more.is_empty() {
                 masked.extend(more);
                 now = self.request_tokens(system, tools, messages);
@@ -241,9 +252,9 @@ impl TaskRun {
             // Nothing left to drop: past the window (or the provider said so), the task cannot
             // go on; under it, the request goes as it is.
             if now > window || forced {
-                return Ok(Compacted::TooBig(format!(
-                    "the conversation cannot be made small enough for the model's context window ({window} tokens): the task's first message and its last {KEEP_TAIL} messages alone take about {now} tokens. Start a new task with a shorter prompt, or use a model with a larger window."
-                )));
+                return Ok(Compacted::TooBig(self.too_big(format!(
+                    "the conversation cannot be made small enough for the model's context window ({window} tokens): the task's first message, its last {KEEP_TAIL} messages and what is pinned alone take about {now} tokens"
+                ), messages)));
             }
             return Ok(Compacted::No);
         }
@@ -262,12 +273,25 @@ impl TaskRun {
                 summary,
             }))?;
         if now > window {
-            return Ok(Compacted::TooBig(format!(
-                "after compaction the request still takes about {now} tokens, more than the model's context window ({window} tokens): its first message and last turns alone are too big. Start a new task with a shorter prompt, or use a model with a larger window."
-            )));
+            return Ok(Compacted::TooBig(self.too_big(format!(
+                "after compaction the request still takes about {now} tokens, more than the model's context window ({window} tokens): its first message, last turns and what is pinned alone are too big"
+            ), messages)));
         }
         self.compactions += 1;
         Ok(Compacted::Yes)
+    }
+
+    /// The failure's message: what is too big, then what to unpin (when anything is pinned)
+    /// or what else to do.
+    fn too_big(&self, what: String, messages: &[ChatMessage]) -> String {
+        match self.pins_to_unpin(messages) {
+            Some(unpin) => {
+                format!("{what}; {unpin}, or use a model with a larger window.")
+            }
+            None => format!(
+                "{what}. Start a new task with a shorter prompt, or use a model with a larger window."
+            ),
+        }
     }
 
     /// Summarises the messages between the first one and the last [`KEEP_TAIL`] (cut where a
@@ -318,17 +342,76 @@ impl TaskRun {
         }
         self.note_redacted(self.redaction.text(&mut text))?;
         let lines: Vec<String> = middle.iter().map(describe).collect();
+        // `[context] review_summaries`: the user reads it first, and may edit or refuse it.
+        if self.review_summaries {
+            let action = ToolAction::Summary {
+                text: text.clone(),
+                replaces: lines.len() as u32,
+            };
+            let answer = self
+                .gate
+                .ask_summary(
+                    AskRequest {
+                        call_id: "compaction",
+                        tool: "compaction",
+                        action: &action,
+                        reason: format!(
+                            "the conversation nears the model's context window: this summary would replace {} older messages. Accept it, edit it, or refuse it to keep them (the task may then not fit)",
+                            lines.len()
+                        ),
+                        rule: "context.review_summaries".into(),
+                        source: "config.toml".into(),
+                        suggestions: Vec::new(),
+                        preview: None,
+                    },
+                    &self.emitter,
+                    &self.cancel,
+                )
+                .await?;
+            match answer {
+                Ok(Some(edited)) => {
+                    text = edited;
+                    self.note_redacted(self.redaction.text(&mut text))?;
+                }
+                Ok(None) | Err(()) => return Ok(None),
+            }
+        }
         let drained: Vec<ChatMessage> = messages.drain(1..split).collect();
         // What the user said is never summarised away (their rules, their corrections): it
         // is kept word for word after the summary.
-        let said: Vec<String> = drained
+        let mut said: Vec<String> = drained
             .iter()
             .filter_map(|m| match m {
-                // (Long ones are check output and file listings Bosun sent, not the user's words.)
-                ChatMessage::User { content } if content.len() <= 1_500 => Some(content.clone()),
+                // (Long ones are check output and file listings Bosun sent, not the user's
+                // words — unless the user pinned one.)
+                ChatMessage::User { content }
+                    if content.len() <= 1_500 || self.pins.is_pinned_message(content) =>
+                {
+                    Some(content.clone())
+                }
                 _ => None,
             })
             .collect();
+        // Pinned tool outputs are kept word for word too, with the call that made them.
+        let pinned_calls = self.pins.calls();
+        for m in &drained {
+            if let ChatMessage::Assistant { tool_calls, .. } = m {
+                for c in tool_calls.iter().filter(|c| pinned_calls.contains(&c.id)) {
+                    let output = drained.iter().find_map(|r| match r {
+                        ChatMessage::Tool {
+                            call_id, content, ..
+                        } if call_id == &c.id => Some(content.as_str()),
+                        _ => None,
+                    });
+                    if let Some(output) = output {
+                        said.push(format!(
+                            "(pinned output of {} {}, call {})\n{output}",
+                            c.name, c.arguments, c.id
+                        ));
+                    }
+                }
+            }
+        }
         if let ChatMessage::User { content } = &mut messages[0] {
             // A summary of an earlier compaction is replaced by the new one, which covers it
             // (the user's messages it kept are kept again below).

@@ -15,6 +15,11 @@ rule?: string, scope?: RuleScope,
  */
 note?: string, 
 /**
+ * For a summary (`kind: summary`) approved: the summary as the user edited it (absent:
+ * as it was).
+ */
+text?: string, 
+/**
  * Who answered (`cli`, `app`, `--yes`, a user name).
  */
 by?: string, };

@@ -210,3 +210,50 @@ describe("the approval card for budgets", () => {
     expect(answers.map((a) => a.decision)).toEqual(["deny"]);
   });
 });
+
+describe("the approval card for a compaction's summary", () => {
+  const summaryRequest: ApprovalRequested = {
+    ...request,
+    kind: "summary",
+    call_id: "compaction",
+    tool: "compaction",
+    action: { kind: "summary", text: "- read f0..f9\n- nothing changed", replaces: 14 },
+    rule: "context.review_summaries",
+    source: "config.toml",
+    suggestions: [],
+  };
+
+  it("shows the summary to edit and sends the edited text with Use my edit", () => {
+    const { card, answers } = render(summaryRequest);
+    expect(card.textContent).toContain("Review the summary");
+    expect(card.textContent).toContain("replace 14 older messages");
+    const area = card.querySelector<HTMLTextAreaElement>('textarea[name="summary"]')!;
+    expect(area.value).toBe("- read f0..f9\n- nothing changed");
+    // Accepting untouched sends no text.
+    card.querySelector<HTMLButtonElement>('[data-answer="approve_once"]')!.click();
+    expect(answers[0]).toEqual({ approval_id: "ap_1", decision: "approve_once", by: "app" });
+    area.value = "- read f0..f9\n- never touch f3 (the user's rule)";
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    const accept = card.querySelector<HTMLButtonElement>('[data-answer="approve_once"]')!;
+    expect(accept.textContent).toContain("Use my edit");
+    accept.click();
+    expect(answers[1].text).toBe("- read f0..f9\n- never touch f3 (the user's rule)");
+    // No rule to allow for ever: t and a do nothing.
+    press("t");
+    press("a");
+    expect(answers.length).toBe(2);
+  });
+
+  it("refuses with N (the older turns are kept) and cannot accept an empty summary", () => {
+    const { card, answers } = render(summaryRequest);
+    const area = card.querySelector<HTMLTextAreaElement>('textarea[name="summary"]')!;
+    area.value = "  ";
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    expect(card.querySelector<HTMLButtonElement>('[data-answer="approve_once"]')!.disabled).toBe(true);
+    card.querySelector<HTMLButtonElement>('[data-answer="deny"]')!.click();
+    expect(answers.map((a) => a.decision)).toEqual(["deny"]);
+    expect(answers[0].text).toBeUndefined();
+  });
+});

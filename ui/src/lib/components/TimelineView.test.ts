@@ -111,6 +111,56 @@ describe("the timeline", () => {
     expect(line?.querySelector(".summary-text")?.textContent).toBe("- read src/a.py\n- tests fail in parse()");
   });
 
+  it("pins a message and a tool output with their buttons, and shows what is pinned", () => {
+    const events = sampleTask();
+    const calls: Array<[unknown, boolean]> = [];
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    const toolCall = events.find((e) => e.type === "tool_call_begin") as { call_id: string } | undefined;
+    const pinEvent = ev(events.length + 1, {
+      type: "context_pinned",
+      target: { kind: "call", call_id: toolCall!.call_id },
+      pinned: true,
+      by: "app",
+    });
+    const timeline = applyEvents(emptyTimeline(), [...events, pinEvent]);
+    expect(timeline.pins).toEqual([`call:${toolCall!.call_id}`]);
+    app = mount(TimelineView, {
+      target,
+      props: { items: timeline.items, pins: timeline.pins, onpin: (t: unknown, p: boolean) => calls.push([t, p]) },
+    });
+    flushSync();
+    const line = target.querySelector('[data-testid="timeline-pinned"]');
+    expect(line?.textContent?.replace(/\s+/g, " ").trim()).toBe(`📌 Pinned the output of call ${toolCall!.call_id}: compaction never drops it`);
+    // The pinned output's button is pressed and unpins; the prompt's pins it.
+    const outputPin = target.querySelector<HTMLButtonElement>(`[data-pin="call:${toolCall!.call_id}"]`)!;
+    expect(outputPin.getAttribute("aria-pressed")).toBe("true");
+    outputPin.click();
+    const messagePin = target.querySelector<HTMLButtonElement>('[data-pin^="message:Say hello"]')!;
+    expect(messagePin.getAttribute("aria-pressed")).toBe("false");
+    messagePin.click();
+    expect(calls[0]).toEqual([{ kind: "call", call_id: toolCall!.call_id }, false]);
+    expect(calls[1][1]).toBe(true);
+    expect((calls[1][0] as { kind: string }).kind).toBe("message");
+  });
+
+  it("offers no pin buttons for a task this app does not run, but still marks what is pinned", () => {
+    const events = sampleTask();
+    const toolCall = events.find((e) => e.type === "tool_call_begin") as { call_id: string } | undefined;
+    const timeline = applyEvents(emptyTimeline(), [
+      ...events,
+      ev(events.length + 1, { type: "context_pinned", target: { kind: "call", call_id: toolCall!.call_id }, pinned: true, by: "cli" }),
+      ev(events.length + 2, { type: "context_pinned", target: { kind: "call", call_id: toolCall!.call_id }, pinned: false, by: "cli" }),
+    ]);
+    expect(timeline.pins).toEqual([]);
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    app = mount(TimelineView, { target, props: { items: timeline.items, pins: timeline.pins } });
+    flushSync();
+    expect(target.querySelectorAll("[data-pin]").length).toBe(0);
+    expect([...target.querySelectorAll('[data-testid="timeline-pinned"]')].map((l) => l.getAttribute("data-pinned"))).toEqual(["true", "false"]);
+  });
+
   it("collapses and expands the output panel", () => {
     const view = render();
     const head = view.querySelector<HTMLButtonElement>('[data-tool="run_command"] button');

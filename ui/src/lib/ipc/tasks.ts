@@ -1,5 +1,6 @@
 import type { ApprovalAnswer } from "../bindings/ApprovalAnswer";
 import type { CheckSpec } from "../bindings/CheckSpec";
+import type { PinOp } from "../bindings/PinOp";
 import { call } from "./journal";
 
 /** Which model serves a task: described in full, or a provider of config.toml by name. */
@@ -48,6 +49,11 @@ export function stopTask(taskId: string): Promise<void> {
 /** Answers one of a running task's approval requests. */
 export function answerApproval(taskId: string, answer: ApprovalAnswer): Promise<void> {
   return call("answer_approval", { taskId, answer });
+}
+
+/** Pins (or unpins) a file, a tool call's output or a message of a running task: compaction never drops it. */
+export function pinContext(taskId: string, pin: PinOp): Promise<void> {
+  return call("pin_context", { taskId, pin });
 }
 
 /** Sends a follow-up to a finished or stopped task, or (`message` null) resumes an interrupted one. */

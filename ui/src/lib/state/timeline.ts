@@ -61,6 +61,8 @@ export type TimelineItem =
       summarised: string[];
       summary: string | null;
     })
+  /** The user pinned (or unpinned) a file, a tool output or a message: compaction never drops it. */
+  | (Entry & { kind: "pinned"; target: PinTarget; pinned: boolean; by: string })
   | (Entry & { kind: "redacted"; count: number; kinds: string[]; place: string })
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
   /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
@@ -134,6 +136,8 @@ export interface Timeline {
   notes: ContainmentNote[];
   /** Approval requests not answered yet (no `approval_resolved` with their id), oldest first. */
   pending: ApprovalRequested[];
+  /** What is pinned now, as `pinKey` of each target. */
+  pins: string[];
   /** The planned checks and every run of them (the Checks panel). */
   checks: ChecksState;
   startedAt: string | null;
@@ -173,6 +177,7 @@ export function emptyTimeline(): Timeline {
     plan: [],
     notes: [],
     pending: [],
+    pins: [],
     checks: emptyChecks(),
     startedAt: null,
     finishedAt: null,
@@ -394,6 +399,12 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           summary: ev.summary ?? null,
         });
         break;
+      case "context_pinned": {
+        next.items.push({ ...base, kind: "pinned", target: ev.target, pinned: ev.pinned, by: ev.by });
+        const key = pinKey(ev.target);
+        next.pins = ev.pinned ? [...next.pins.filter((k) => k !== key), key] : next.pins.filter((k) => k !== key);
+        break;
+      }
       case "context_assembled":
         next.items.push({
           ...base,
@@ -627,4 +638,27 @@ export const nudgeReasonText: Record<NudgeReason, string> = {
 export function nudgeLine(reason: NudgeReason, message: string): string {
   const first = message.split("\n").find((l) => l.trim() !== "") ?? "";
   return `Nudged the model: ${nudgeReasonText[reason]} — ${first}`;
+}
+
+/** A pin's identity: `file:src/a.py`, `call:c3`, `message:<text>`. */
+export function pinKey(target: PinTarget): string {
+  switch (target.kind) {
+    case "file":
+      return `file:${target.path}`;
+    case "call":
+      return `call:${target.call_id}`;
+    case "message":
+      return `message:${target.text}`;
+  }
+}
+
+/** One line for a pin event: "Pinned src/a.py: compaction never drops it". */
+export function pinLine(target: PinTarget, pinned: boolean): string {
+  const what =
+    target.kind === "file"
+      ? target.path
+      : target.kind === "call"
+        ? `the output of call ${target.call_id}`
+        : `your message “${target.text.length > 60 ? `${target.text.slice(0, 60)}…` : target.text}”`;
+  return pinned ? `Pinned ${what}: compaction never drops it` : `Unpinned ${what}`;
 }
