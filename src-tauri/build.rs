@@ -12,6 +12,7 @@ fn main() {
         "start_task",
         "stop_task",
         "answer_approval",
+        "pin_context",
         "get_settings",
         "save_provider",
         "remove_provider",

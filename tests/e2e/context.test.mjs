@@ -60,7 +60,11 @@ describe("the task's context line", () => {
     const assembled = events.find((e) => e.type === "context_assembled");
     assert.ok(assembled, `no context_assembled event:\n${run.stderr}`);
     const system = recorded(work)[0].body.messages.find((m) => m.role === "system").content;
-    assert.match(system, /# Repository map\n[^]*shop\/pricing\.py:\n {4}1│ TAX = 0\.2\n {4}4│ def calc_total\(lines\):/);
+    // The layered context: the file the prompt names whole, its neighbours' definitions, its
+    // recent changes, then the map.
+    assert.match(system, /# Task files\n## shop\/pricing\.py \(defines `calc_total`, named in the prompt\)\n```\nTAX = 0\.2\n/);
+    assert.match(system, /# Recent changes to the task files\n[^]*\+def calc_total\(lines\):/);
+    assert.match(system, /# Repository map\n[^]*shop\/invoice\.py:\n {4}4│ class Invoice:/);
 
     const driver = await startDriver({ env: { BOSUN_HOME: home } });
     t.after(() => driver.stop());
@@ -70,7 +74,7 @@ describe("the task's context line", () => {
     const line = '[data-testid="timeline-context"]';
     await waitFor("the context line", () => app.find(line));
     const summary = (await app.textOf(`${line} summary`)).replace(/\s+/g, " ").trim();
-    assert.match(summary, /^◇ Context: map of 3 files, 1 file list, \d+ tokens of \d\.\dk$/);
+    assert.match(summary, /^◇ Context: map of 2 files, 1 file, 1 file list, 2 nearby files, 1 recent change, \d+ tokens of \d\.\dk$/);
     assert.ok(summary.includes(`${assembled.total_tokens} tokens`), `${summary} vs ${assembled.total_tokens}`);
     // Folded, it is one line; opened, it lists each file and why.
     assert.equal(await app.count(`${line}[open]`), 0);
@@ -80,10 +84,11 @@ describe("the task's context line", () => {
       "return [...document.querySelectorAll(arguments[0])].map(li => li.textContent.replace(/\\s+/g, ' ').trim());",
       `${line} li`,
     );
-    assert.equal(rows.length, 4, rows.join(" | "));
+    assert.equal(rows.length, 7, rows.join(" | "));
     assert.match(rows[0], /^file list the repository's files, a few levels deep \d+$/);
     assert.match(rows[1], /^shop\/pricing\.py defines `calc_total`, named in the prompt \d+$/);
-    assert.ok(rows.some((r) => r.startsWith("shop/invoice.py ")), rows.join(" | "));
+    assert.ok(rows.some((r) => r.startsWith("shop/invoice.py next to a task file")), rows.join(" | "));
+    assert.ok(rows.some((r) => r.startsWith("shop/invoice.py its path or names share the prompt's words")), rows.join(" | "));
     t.diagnostic(`light: ${await screenshot(app, "context-line-light.png")}`);
     await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));
     await app.run(
@@ -167,6 +172,7 @@ describe("a compaction in the timeline", () => {
     const home = join(work, "home-pin");
     const repo = shopRepo(join(work, "shop-pin"));
     mkdirSync(home, { recursive: true });
+    mkdirSync(join(work, "mock-pin"), { recursive: true });
     const mock = await startMockModel(join(work, "mock-pin"), [
       {
         kind: "reply",
@@ -203,10 +209,14 @@ describe("a compaction in the timeline", () => {
     await waitFor("the prompt's pin button", () => app.find(pin));
     await app.run("document.querySelector(arguments[0]).click();", pin);
     await app.click(await app.find('[data-approval-card] [data-answer="approve_once"]'));
-    const line = await waitFor("the pinned line", () => app.find('[data-testid="timeline-pinned"]'));
+    const line = await waitFor("the pinned line", () => app.find('[data-testid="timeline-pinned"]')).catch(async (err) => {
+      t.diagnostic(`no pin: ${await screenshot(app, "pinned-message-missing.png")}`);
+      t.diagnostic(await app.run("return document.querySelector('.timeline')?.innerText ?? '';"));
+      throw err;
+    });
     assert.equal(
       (await app.text(line)).replace(/\s+/g, " ").trim(),
-      "📌 Pinned your message “Create a.txt and never touch shop/”: compaction never drops it",
+      "Pinned your message “Create a.txt and never touch shop/”: compaction never drops it",
     );
     await waitFor("the pressed pin", async () => (await app.run("return document.querySelector(arguments[0])?.getAttribute('aria-pressed');", pin)) === "true");
     t.diagnostic(`pinned: ${await screenshot(app, "pinned-message.png")}`);

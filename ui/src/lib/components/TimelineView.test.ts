@@ -131,7 +131,7 @@ describe("the timeline", () => {
     });
     flushSync();
     const line = target.querySelector('[data-testid="timeline-pinned"]');
-    expect(line?.textContent?.replace(/\s+/g, " ").trim()).toBe(`📌 Pinned the output of call ${toolCall!.call_id}: compaction never drops it`);
+    expect(line?.textContent?.replace(/\s+/g, " ").trim()).toBe(`Pinned the output of call ${toolCall!.call_id}: compaction never drops it`);
     // The pinned output's button is pressed and unpins; the prompt's pins it.
     const outputPin = target.querySelector<HTMLButtonElement>(`[data-pin="call:${toolCall!.call_id}"]`)!;
     expect(outputPin.getAttribute("aria-pressed")).toBe("true");
