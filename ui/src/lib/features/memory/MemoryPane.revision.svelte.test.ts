@@ -52,4 +52,24 @@ describe("the Memory view, as tasks finish", () => {
     expect(reads).toBe(2);
     expect(target.querySelector('[data-memory-id="5"] [data-testid="memory-kind"]')?.textContent).toBe("Verified");
   });
+
+  it("follows the repository it is opened on while it is open", async () => {
+    mockIPC((cmd, args) => {
+      const repo = (args as { repo: string }).repo;
+      return { repo, memories: [], repos: ["/src/api", "/src/shop"], enabled: true, config_path: "/c" };
+    });
+    const props = $state({ repo: "/src/shop" });
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    app = mount(MemoryPane, { target, props });
+    await wait(10);
+    flushSync();
+    expect(target.querySelector('[data-testid="memory-empty"]')?.textContent).toContain("about shop");
+    props.repo = "/src/api";
+    flushSync();
+    await wait(10);
+    flushSync();
+    expect(target.querySelector('[data-testid="memory-empty"]')?.textContent).toContain("about api");
+    expect(target.querySelector<HTMLSelectElement>('[data-testid="memory-repo"]')?.value).toBe("/src/api");
+  });
 });
