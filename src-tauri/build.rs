@@ -66,6 +66,11 @@ fn main() {
         "cost_stats",
         "budget_statuses",
         "add_price",
+        "memories",
+        "pin_memory",
+        "delete_memory",
+        "add_memory",
+        "set_memory_enabled",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod feed;
 pub mod history;
+pub mod memory;
 pub mod notify;
 pub mod prepare;
 pub mod probe;
@@ -161,6 +162,11 @@ pub fn run() -> Result<(), tauri::Error> {
             costs::cost_stats,
             costs::budget_statuses,
             costs::add_price,
+            memory::memories,
+            memory::pin_memory,
+            memory::delete_memory,
+            memory::add_memory,
+            memory::set_memory_enabled,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

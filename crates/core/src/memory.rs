@@ -14,7 +14,8 @@
 //! Every text is one line and redacted. A new task's system prompt gets the section
 //! [`HEADING`]: pinned memories first, then the newest, as many as fit in [`MEMORY_TOKENS`]
 //! (bytes / 3.5); `context_assembled` lists each as an item of kind `memory`. `[memory] enabled
-//! = false` in `config.toml` turns off both the learning and the section.
+//! = false` in `config.toml` turns off both the learning and the section ([`set_enabled`] writes it,
+//! keeping the rest of the file).
 
 use crate::review::Reviewer;
 use crate::{BosunConfig, CoreError, Redaction};
@@ -25,6 +26,9 @@ use bosun_protocol::{
 use bosun_store::{MemoryKind, MemoryRow, NewMemory, Store, StoreError, TaskRow};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+
+mod switch;
+pub use switch::set_enabled;
 
 /// The section's first line in a system prompt.
 pub const HEADING: &str = "# What Bosun remembers about this repository";

@@ -20,6 +20,10 @@ export class TaskList {
   historyOpen = $state(false);
   /** True while the Costs view is open (choosing a task closes it). */
   costsOpen = $state(false);
+  /** True while the Memory view is open (choosing a task closes it). */
+  memoryOpen = $state(false);
+  /** The repository the Memory view shows (kept while it is closed), or null for the default. */
+  memoryRepo: string | null = $state(null);
   /** The event to show when the chosen task opens (from a history search), or null. */
   focusSeq: number | null = $state(null);
   /** The row of a task opened from the history, shown until the live list carries it. */
@@ -67,6 +71,7 @@ export class TaskList {
     this.settingsOpen = false;
     this.historyOpen = false;
     this.costsOpen = false;
+    this.memoryOpen = false;
     this.focusSeq = focusSeq;
     if (row) this.opened = row;
   }
@@ -75,6 +80,7 @@ export class TaskList {
   openHistory() {
     this.historyOpen = true;
     this.costsOpen = false;
+    this.memoryOpen = false;
     this.composing = false;
     this.settingsOpen = false;
   }
@@ -83,6 +89,29 @@ export class TaskList {
   openCosts() {
     this.costsOpen = true;
     this.historyOpen = false;
+    this.memoryOpen = false;
+    this.composing = false;
+    this.settingsOpen = false;
+  }
+
+  /** Opens Settings. */
+  openSettings() {
+    this.settingsOpen = true;
+    this.historyOpen = false;
+    this.costsOpen = false;
+    this.memoryOpen = false;
+    this.composing = false;
+  }
+
+  /**
+   * Opens the Memory view on `repo`; without one, on the repository it showed last, else the
+   * selected task's, else the most recent task's (none: the view offers the ones with memories).
+   */
+  openMemory(repo: string | null = null) {
+    this.memoryRepo = repo ?? this.memoryRepo ?? this.selected?.repo ?? this.recentRepos[0] ?? null;
+    this.memoryOpen = true;
+    this.historyOpen = false;
+    this.costsOpen = false;
     this.composing = false;
     this.settingsOpen = false;
   }

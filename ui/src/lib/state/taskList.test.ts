@@ -77,3 +77,29 @@ describe("TaskList, opened from the history", () => {
     expect(list.selected?.id).toBe("a");
   });
 });
+
+describe("TaskList, opening the Memory view", () => {
+  it("opens on the repository asked for, else the one shown last, else the selected task's, and closes the other views", () => {
+    const list = new TaskList();
+    list.replace([
+      { ...row("b"), repo: "/work/b" },
+      { ...row("a"), repo: "/work/a" },
+    ]);
+    list.choose("a");
+    list.openCosts();
+    list.openMemory();
+    expect([list.memoryOpen, list.costsOpen, list.memoryRepo]).toEqual([true, false, "/work/a"]);
+    list.openMemory("/work/b");
+    expect(list.memoryRepo).toBe("/work/b");
+    list.openSettings();
+    expect([list.memoryOpen, list.settingsOpen]).toEqual([false, true]);
+    list.openMemory();
+    expect(list.memoryRepo).toBe("/work/b");
+    list.choose("b");
+    expect(list.memoryOpen).toBe(false);
+
+    const empty = new TaskList();
+    empty.openMemory();
+    expect([empty.memoryOpen, empty.memoryRepo]).toEqual([true, null]);
+  });
+});

@@ -51,7 +51,7 @@ describe("the sidebar", () => {
     app = mount(TaskSidebar, { target, props: { list } });
     flushSync();
 
-    const headers = [...target.querySelectorAll(".sidebar [data-repo]")].map((h) => h.textContent?.replace(/\s+/g, " ").trim());
+    const headers = [...target.querySelectorAll(".sidebar [data-repo]")].map((h) => `${h.querySelector(".repo-name")?.textContent} ${h.querySelector(".repo-count")?.textContent}`);
     expect(headers).toEqual(["api 2", "web 2"]);
     const ids = () => [...target.querySelectorAll<HTMLElement>(".sidebar [data-task-id]")].map((b) => b.dataset.taskId);
     expect(ids()).toEqual(["d", "b", "c", "a"]);
@@ -68,5 +68,20 @@ describe("the sidebar", () => {
     listEl.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true }));
     flushSync();
     expect(list.selectedId).toBe("d");
+  });
+
+  it("opens the Memory view from the footer and on a repository from its header", () => {
+    mockIPC(() => 1);
+    const list = new TaskList();
+    list.replace(tasks);
+    const opened: (string | null)[] = [];
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    app = mount(TaskSidebar, { target, props: { list, onmemory: (repo: string | null) => opened.push(repo), onhistory: () => {} } });
+    flushSync();
+    target.querySelector<HTMLButtonElement>('[data-repo="/work/web"] [data-testid="repo-memory"]')!.click();
+    expect(target.querySelector('[data-repo="/work/api"] [data-testid="repo-memory"]')?.getAttribute("aria-label")).toBe("Memory of api");
+    target.querySelector<HTMLButtonElement>('[data-testid="memory-button"]')!.click();
+    expect(opened).toEqual(["/work/web", null]);
   });
 });
