@@ -290,6 +290,16 @@ pub struct BaseMoved {
     pub rewritten: bool,
 }
 
+/// The app tells its window that branches of a repository may have moved (the event
+/// `bosun://refs-changed`): a review of a task of that repository looks again whether its base
+/// branch moved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct RefsChanged {
+    /// The repository, as a task's `repo` names it.
+    pub repo: String,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
