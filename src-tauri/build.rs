@@ -45,6 +45,8 @@ fn main() {
         "review_export",
         "review_remove_worktree",
         "review_discard",
+        "review_base_moved",
+        "review_watch_base",
         "prepare_worktree",
         "release_prepared_worktree",
         "checks_for_repo",

@@ -2,6 +2,7 @@
 //! bridge that streams it to the UI over `tauri::ipc::Channel`s, and the [`engine::Engine`] that runs
 //! the tasks launched from the window. No logic of its own lives here.
 
+pub mod base_watch;
 pub mod branches;
 pub mod bridge;
 pub mod checks;
@@ -99,6 +100,7 @@ pub fn run() -> Result<(), tauri::Error> {
         })
         .manage(journal)
         .manage(runner)
+        .manage(base_watch::BaseWatches::default())
         .invoke_handler(tauri::generate_handler![
             commands::list_tasks,
             commands::task_events,
@@ -147,6 +149,8 @@ pub fn run() -> Result<(), tauri::Error> {
             review::review_export,
             review::review_remove_worktree,
             review::review_discard,
+            base_watch::review_base_moved,
+            base_watch::review_watch_base,
             checks::checks_for_repo,
             checks::save_checks,
             checks::rerun_checks,

@@ -1,6 +1,8 @@
 // End to end: reviewing a finished task in the real app (custom-protocol build, Xvfb, WebDriver):
 // reject a hunk, comment on a line, request changes (the mock model receives the structured
 // comment and the task continues in the app), accept the rest, merge as one squashed commit.
+// And: commits to the user's main while the review is open show "main moved 3 commits: Rebase",
+// and Rebase moves the task onto main's tip.
 //
 // Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun,
 // bosun-mock-model, bosun-sandbox in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
@@ -16,9 +18,6 @@ import { bin, clickIn, git, recorded, requireBinaries, screenshot, startMockMode
 const ORIGINAL = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 // Two changes far apart: two hunks.
 const EDITED = ORIGINAL.replace("line 2\n", "line two\n").replace("line 13\n", "line thirteen\n");
-
-
-
 
 describe("reviewing a task in the app", () => {
   let work;
@@ -143,5 +142,74 @@ describe("reviewing a task in the app", () => {
     // main was checked out and clean: its working tree and index follow the merge.
     assert.equal(git(repo, "status", "--porcelain"), "");
     assert.equal(readFileSync(join(repo, "lines.txt"), "utf8"), ORIGINAL.replace("line 2\n", "line 2 (two)\n"));
+  });
+
+  it("shows that main moved while the review is open, and Rebase moves the task onto it", { timeout: 180_000 }, async (t) => {
+    requireBinaries("bosun-app", "bosun", "bosun-mock-model", "bosun-sandbox");
+    const home = join(work, "home-moved");
+    const repo = join(work, "moved");
+    mkdirSync(repo, { recursive: true });
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "lines.txt"), ORIGINAL);
+    git(repo, "add", "lines.txt");
+    git(repo, "commit", "-q", "-m", "initial commit");
+
+    const mockDir = join(work, "mock-moved");
+    mkdirSync(mockDir, { recursive: true });
+    const mock = await startMockModel(mockDir, [
+      {
+        kind: "reply",
+        text: "Spelling out line 2.",
+        tool_calls: [{ id: "call_w", name: "write_file", arguments: JSON.stringify({ path: "lines.txt", content: EDITED }) }],
+      },
+      { kind: "reply", text: "Done." },
+    ]);
+    t.after(() => mock.stop());
+    const env = { ...process.env, BOSUN_HOME: home };
+    const run = execFileSync(
+      bin("bosun"),
+      ["run", "--json", "--mode", "full-auto", "--repo", repo, "--prompt", "Spell out line 2",
+       "--api", "openai-chat", "--base-url", `${mock.url}/v1`, "--model", "mock-model"],
+      { env, encoding: "utf8" },
+    );
+    const started = JSON.parse(run.split("\n")[0]);
+    const taskId = started.task_id;
+    const base = git(repo, "rev-parse", "main").trim();
+
+    const driver = await startDriver({ env: { BOSUN_HOME: home } });
+    t.after(() => driver.stop());
+    const app = await openSession(driver.url, bin("bosun-app"));
+    t.after(() => app.close());
+    await waitFor("the app", () => app.find(".sidebar"));
+    const skip = await app.find("[data-skip-setup]");
+    if (skip) await app.click(skip);
+    await app.click(await waitFor("the task", () => app.find(`.sidebar [data-task-id="${taskId}"]`)));
+    await app.click(await waitFor("the review tab", () => app.find('[data-testid="review-tab"]')));
+    await waitFor("the changed file", async () => (await app.count('[data-testid="review-file"]')) === 1);
+    assert.equal(await app.count('[data-testid="base-moved"]'), 0, "main has not moved yet");
+
+    // The user commits to main three times while the review is open (no click, no focus change).
+    for (const name of ["one", "two", "three"]) {
+      writeFileSync(join(repo, `${name}.txt`), `${name}\n`);
+      git(repo, "add", `${name}.txt`);
+      git(repo, "commit", "-q", "-m", `user: ${name}`);
+    }
+    const tip = git(repo, "rev-parse", "main").trim();
+    await waitFor("the banner", () => app.find('[data-testid="base-moved"][data-ahead="3"]'), 30_000);
+    assert.equal(await app.textOf('[data-testid="base-moved-text"]'), "main moved 3 commits since this task started");
+    await screenshot(app, "review-base-moved.png");
+
+    // Rebase: the task's changes move onto main's tip, the banner goes.
+    await clickIn(app, '[data-testid="base-moved-rebase"]');
+    await waitFor("the rebase", () => app.find('[data-testid="base-rebased"]'), 30_000);
+    assert.equal(await app.count('[data-testid="base-moved"]'), 0);
+    await screenshot(app, "review-base-rebased.png");
+    const review = JSON.parse(execFileSync(bin("bosun"), ["review", taskId, "--json"], { env, encoding: "utf8" }));
+    assert.notEqual(review.base_commit, base);
+    assert.equal(review.base_commit, tip);
+    assert.equal(review.base_moved, undefined);
+    assert.deepEqual(review.files.map((f) => f.path), ["lines.txt"], "only the task's own change is up for review");
+    for (const name of ["one", "two", "three"]) assert.equal(readFileSync(join(started.worktree, `${name}.txt`), "utf8"), `${name}\n`);
+    assert.equal(readFileSync(join(started.worktree, "lines.txt"), "utf8"), EDITED);
   });
 });

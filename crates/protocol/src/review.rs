@@ -265,6 +265,39 @@ pub struct Review {
     pub merged: Option<MergeOutcome>,
     /// The worktree was removed (discarded, or removed after a merge).
     pub worktree_removed: bool,
+    /// The branch the task is based on moved since its base (none: it did not, the base is a
+    /// commit rather than a branch, or the task was merged or its worktree removed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub base_moved: Option<BaseMoved>,
+}
+
+/// The branch a task is based on, found somewhere else than the task's base: the user committed
+/// to it (`ahead` commits), or reset or force-pushed it (`rewritten`). A rebase moves the task
+/// onto its tip; a merge without one merges onto the tip as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct BaseMoved {
+    /// The branch (`main`): the one the task was started from, or last rebased onto.
+    pub branch: String,
+    /// The task's base commit.
+    pub base_commit: String,
+    /// The branch's tip now.
+    pub tip: String,
+    /// Commits on the branch that the base does not have (`git rev-list base..tip`).
+    pub ahead: u32,
+    /// The base is no longer on the branch (it was reset or rewritten and force-pushed).
+    pub rewritten: bool,
+}
+
+/// The app tells its window that branches of a repository may have moved (the event
+/// `bosun://refs-changed`): a review of a task of that repository looks again whether its base
+/// branch moved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct RefsChanged {
+    /// The repository, as a task's `repo` names it.
+    pub repo: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
@@ -419,6 +452,11 @@ pub enum ReviewEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         checkpoint: Option<u32>,
+        /// What the task was rebased onto, as given (a branch, a commit): from then on the task
+        /// follows that branch, if it is one (none in journals written before this was kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        onto: Option<String>,
     },
     /// The worktree (and the `bosun/<task>` branch) were removed.
     RemoveWorktree {

@@ -84,6 +84,10 @@ pub enum WorkspaceError {
         "cannot put the rejected hunk back into {path}: the file changed since, and the hunk no longer fits there"
     )]
     HunkDoesNotApply { path: String },
+    #[error(
+        "cannot watch the branches of {repo} for changes ({reason}); the review still looks at them whenever it is opened or the window comes back into focus"
+    )]
+    WatchUnavailable { repo: PathBuf, reason: String },
     #[error("git failed while {context}: {source}")]
     Git {
         context: String,

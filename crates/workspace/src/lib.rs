@@ -52,7 +52,8 @@ pub use review::{
 pub use spare::{drop_spares, prepare_spare};
 pub use task::{ChangeHint, Checkpoint, TaskGitPaths, TaskWorktree, is_task_worktree};
 pub use watch::{
-    CommandScan, DEFAULT_WATCH_MAX, WalkReason, WatchCoverage, WatchLimits, WatchReport, Watcher,
+    CommandScan, DEFAULT_WATCH_MAX, RefsWatcher, WalkReason, WatchCoverage, WatchLimits,
+    WatchReport, Watcher,
 };
 
 use error::GitContext;

@@ -38,6 +38,9 @@
 mod backend;
 mod dirs;
 mod events;
+mod refs;
+
+pub use refs::RefsWatcher;
 
 use crate::task::{TaskWorktree, tree_of};
 use backend::{AddError, Backend, Delivery};

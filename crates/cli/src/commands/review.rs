@@ -48,6 +48,9 @@ fn print_review(out: &mut impl Write, r: &Review, lines: bool) -> anyhow::Result
         c.rejected,
         c.unreviewed
     )?;
+    if let Some(line) = base_moved_line(r) {
+        writeln!(out, "{line}")?;
+    }
     if r.running {
         writeln!(out, "(the task is running: verdicts wait until it stops)")?;
     }
@@ -120,6 +123,30 @@ fn print_review(out: &mut impl Write, r: &Review, lines: bool) -> anyhow::Result
         writeln!(out, "\n`bosun undo {}` takes back the {u}", r.task_id)?;
     }
     Ok(())
+}
+
+/// `main moved 3 commits since this task started: bosun rebase TASK`, when it did.
+fn base_moved_line(r: &Review) -> Option<String> {
+    let m = r.base_moved.as_ref()?;
+    let rebase = if r.base_ref.as_deref() == Some(m.branch.as_str()) {
+        format!("bosun rebase {}", r.task_id)
+    } else {
+        format!("bosun rebase {} --onto {}", r.task_id, m.branch)
+    };
+    let commits = |n: u32| format!("{n} commit{}", if n == 1 { "" } else { "s" });
+    let what = match (m.rewritten, m.ahead) {
+        (false, n) => format!("{} moved {} since this task started", m.branch, commits(n)),
+        (true, 0) => format!(
+            "{} was rewritten since this task started (the task's base is no longer on it)",
+            m.branch
+        ),
+        (true, n) => format!(
+            "{} was rewritten since this task started ({} new, the task's base no longer on it)",
+            m.branch,
+            commits(n)
+        ),
+    };
+    Some(format!("{what}: {rebase}"))
 }
 
 fn print_line(out: &mut impl Write, l: &DiffLine) -> std::io::Result<()> {

@@ -379,6 +379,100 @@ fn a_base_that_moved_into_a_conflict_refuses_the_merge_and_a_rebase_leaves_confl
     assert_eq!(file(&review, "NOTES.md")["status"], "added");
 }
 
+/// The line `bosun review TASK` prints about the base branch, if any.
+fn moved_line(out: &str) -> Option<&str> {
+    out.lines().find(|l| l.contains("since this task started"))
+}
+
+#[test]
+fn the_review_says_when_main_moved_since_the_task_started_until_the_task_is_rebased() {
+    let env = Env::new();
+    let (_server, task) = task_with_changes(&env);
+    let base = git(&env.repo, &["rev-parse", "main"]).trim().to_string();
+    assert_eq!(moved_line(&ok(&env, &["review", &task])), None);
+    assert_eq!(
+        env.json(&["review", &task, "--json"]).get("base_moved"),
+        None
+    );
+
+    // The user commits to main: one commit, then two more.
+    let commit = |name: &str| {
+        std::fs::write(env.repo.join(name), "the user's\n").unwrap();
+        git(&env.repo, &["add", name]);
+        git(&env.repo, &["commit", "--quiet", "-m", name]);
+    };
+    commit("one.txt");
+    assert_eq!(
+        moved_line(&ok(&env, &["review", &task])),
+        Some(format!("main moved 1 commit since this task started: bosun rebase {task}").as_str())
+    );
+    commit("two.txt");
+    commit("three.txt");
+    let tip = git(&env.repo, &["rev-parse", "main"]).trim().to_string();
+    assert_eq!(
+        moved_line(&ok(&env, &["review", &task])),
+        Some(format!("main moved 3 commits since this task started: bosun rebase {task}").as_str())
+    );
+    let review = env.json(&["review", &task, "--json"]);
+    assert_eq!(
+        review["base_moved"],
+        json!({"branch": "main", "base_commit": base, "tip": tip, "ahead": 3, "rewritten": false})
+    );
+    // Only told: the review is still against the task's base.
+    assert_eq!(review["base_commit"], base.as_str());
+    assert_eq!(review["counts"]["files"], 2);
+
+    // The rebase the line names moves the task onto main's tip: nothing to say any more.
+    ok(&env, &["rebase", &task]);
+    assert_eq!(moved_line(&ok(&env, &["review", &task])), None);
+    let review = env.json(&["review", &task, "--json"]);
+    assert_eq!(review["base_commit"], tip.as_str());
+    assert_eq!(review.get("base_moved"), None);
+
+    // main reset past the new base (as by a force-push): its history no longer holds it.
+    git(&env.repo, &["reset", "--quiet", "--hard", "HEAD~1"]);
+    assert_eq!(
+        moved_line(&ok(&env, &["review", &task])),
+        Some(
+            format!(
+                "main was rewritten since this task started (the task's base is no longer on it): bosun rebase {task}"
+            )
+            .as_str()
+        )
+    );
+    let moved = &env.json(&["review", &task, "--json"])["base_moved"];
+    assert_eq!(
+        (&moved["ahead"], &moved["rewritten"]),
+        (&json!(0), &json!(true))
+    );
+}
+
+#[test]
+fn a_task_started_from_a_commit_never_hears_that_its_base_moved() {
+    let env = Env::new();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "w1",
+            "write_file",
+            json!({"path": "NOTES.md", "content": "notes\n"}),
+        )]),
+        text("Added notes."),
+    ])
+    .unwrap();
+    let head = git(&env.repo, &["rev-parse", "HEAD"]).trim().to_string();
+    let run = env.run(&server, "Add notes", &["--base", &head]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let task = run.task_id();
+    std::fs::write(env.repo.join("later.txt"), "later\n").unwrap();
+    git(&env.repo, &["add", "later.txt"]);
+    git(&env.repo, &["commit", "--quiet", "-m", "later"]);
+    assert_eq!(moved_line(&ok(&env, &["review", &task])), None);
+    assert_eq!(
+        env.json(&["review", &task, "--json"]).get("base_moved"),
+        None
+    );
+}
+
 #[test]
 fn undoing_a_reject_of_a_change_the_agent_made_again_leaves_the_file_as_the_agent_wrote_it() {
     let env = Env::new();

@@ -31,6 +31,9 @@ pub struct Ledger {
     pub merged: Option<MergeOutcome>,
     pub worktree_removed: bool,
     pub latest_checkpoint: Option<u32>,
+    /// What the latest rebase moved the task onto, as given (none: no rebase, or one journaled
+    /// before this was kept).
+    pub rebased_onto: Option<String>,
 }
 
 impl Ledger {
@@ -111,7 +114,10 @@ impl Ledger {
                 self.merged = Some(outcome.clone());
                 self.undo.clear();
             }
-            ReviewEvent::Rebase { .. } => self.undo.clear(),
+            ReviewEvent::Rebase { onto, .. } => {
+                self.rebased_onto = onto.clone();
+                self.undo.clear();
+            }
             ReviewEvent::RemoveWorktree { .. } => {
                 self.worktree_removed = true;
                 self.undo.clear();

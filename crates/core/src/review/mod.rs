@@ -1,8 +1,10 @@
 //! Reviewing a task: the diff against its base as files and hunks with the user's verdicts,
 //! comments and provenance; accept / reject / undo, comments sent back to the agent, the
-//! checkpoint timeline, merge, export, rebase and discard. The CLI and the app both go through
-//! [`Reviewer`]; verdicts and comments are `review` events in the task's journal.
+//! checkpoint timeline, merge, export, rebase (and whether the base branch moved) and discard.
+//! The CLI and the app both go through [`Reviewer`]; verdicts and comments are `review` events
+//! in the task's journal.
 
+mod base;
 mod gate;
 mod ledger;
 mod outcome;
@@ -170,6 +172,11 @@ impl Reviewer {
             comments.push(comment);
         }
         let counts = count(&files);
+        // A branch that cannot be read only costs the notice, never the review.
+        let base_moved = self.base_moved_with(&history, &ledger).unwrap_or_else(|e| {
+            tracing::warn!("could not tell whether the task's base branch moved: {e}");
+            None
+        });
         Ok(Review {
             task_id: row.id.0.clone(),
             base_commit: row.base_commit.clone(),
@@ -182,6 +189,7 @@ impl Reviewer {
             running: row.status == TaskStatus::Running,
             merged: ledger.merged.clone(),
             worktree_removed: ledger.worktree_removed,
+            base_moved,
         })
     }
 

@@ -213,6 +213,7 @@ impl Reviewer {
             new_base: rebased.new_base.clone(),
             conflicts: rebased.conflicts.clone(),
             checkpoint,
+            onto: Some(onto),
         }))?;
         Ok(rebased)
     }

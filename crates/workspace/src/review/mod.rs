@@ -1,10 +1,12 @@
 //! Review: the diff between a task's base and its latest checkpoint as files and hunks, rejecting
 //! hunks in the worktree (and putting them back), the tree of the accepted hunks, merging it into
-//! a branch of the user's repository, exporting it as a patch, rebasing, removing the worktree.
+//! a branch of the user's repository, exporting it as a patch, rebasing (and noticing that the
+//! branch a task is based on moved), removing the worktree.
 //!
 //! Verdicts are not stored here: callers pass the set of accepted hunk ids (the journal holds
 //! them). Hunk ids are stable while the change itself is the same.
 
+mod base;
 mod change;
 mod discard;
 mod listing;

@@ -5,6 +5,8 @@ mod errors;
 mod fixture;
 mod history;
 mod recycle;
+#[cfg(target_os = "linux")]
+mod refs_watch;
 mod review;
 mod spare;
 mod storage;

@@ -19,7 +19,12 @@ override_checks?: string,
 /**
  * The checks of the merged tree, as the gate saw them.
  */
-checks: Array<CheckFinished>, } | { "action": "rebase", old_base: string, new_base: string, conflicts: Array<string>, checkpoint?: number, } | { "action": "remove_worktree", freed_bytes: number, } | { "action": "recreate_worktree", 
+checks: Array<CheckFinished>, } | { "action": "rebase", old_base: string, new_base: string, conflicts: Array<string>, checkpoint?: number, 
+/**
+ * What the task was rebased onto, as given (a branch, a commit): from then on the task
+ * follows that branch, if it is one (none in journals written before this was kept).
+ */
+onto?: string, } | { "action": "remove_worktree", freed_bytes: number, } | { "action": "recreate_worktree", 
 /**
  * The checkpoint it holds (0: the base).
  */

@@ -1,7 +1,10 @@
+import { listen } from "@tauri-apps/api/event";
+import type { BaseMoved } from "../bindings/BaseMoved";
 import type { ChecksReport } from "../bindings/ChecksReport";
 import type { FileDiff } from "../bindings/FileDiff";
 import type { MergeOutcome } from "../bindings/MergeOutcome";
 import type { MergeRequest } from "../bindings/MergeRequest";
+import type { RefsChanged } from "../bindings/RefsChanged";
 import type { Review } from "../bindings/Review";
 import type { ReviewFile } from "../bindings/ReviewFile";
 import type { TimelineCheckpoint } from "../bindings/TimelineCheckpoint";
@@ -96,6 +99,29 @@ export function reviewMerge(taskId: string, request: MergeRequest): Promise<Merg
 /** Moves the task's changes onto `onto` (null: the base branch's current tip). */
 export function reviewRebase(taskId: string, onto: string | null): Promise<Review> {
   return call("review_rebase", { taskId, onto });
+}
+
+/** Where the task's base branch is now, when it moved since the task's base (null: it did not). */
+export function reviewBaseMoved(taskId: string): Promise<BaseMoved | null> {
+  return call("review_base_moved", { taskId });
+}
+
+/**
+ * Asks the app to watch the branches of the task's repository: `onRefsChanged` then hears when
+ * they change. Rejects where the app cannot watch them (look again on focus instead).
+ */
+export function reviewWatchBase(taskId: string): Promise<void> {
+  return call("review_watch_base", { taskId });
+}
+
+/** Calls `onChange` whenever branches of a watched repository may have moved; resolves with an unsubscribe. */
+export async function onRefsChanged(onChange: (changed: RefsChanged) => void): Promise<() => void> {
+  try {
+    return await listen<RefsChanged>("bosun://refs-changed", (e) => onChange(e.payload));
+  } catch {
+    // Outside the app (unit tests, a plain browser) nothing is watched.
+    return () => {};
+  }
 }
 
 /** Writes the accepted changes as a patch file; resolves with the bytes written. */

@@ -1,3 +1,4 @@
+import type { BaseMoved } from "../bindings/BaseMoved";
 import type { FileDiff } from "../bindings/FileDiff";
 import type { IpcError } from "../bindings/IpcError";
 import type { Review } from "../bindings/Review";
@@ -78,6 +79,14 @@ export class ReviewSession {
     if (!this.selectedPath || !review.files.some((f) => f.path === this.selectedPath)) {
       this.selectedPath = review.files[0]?.path ?? null;
     }
+  }
+
+  /** The base branch looked at again (null: it is where the task's base is). */
+  setBaseMoved(moved: BaseMoved | null) {
+    const r = this.review;
+    if (!r) return;
+    const same = JSON.stringify(r.base_moved ?? null) === JSON.stringify(moved);
+    if (!same) this.review = { ...r, base_moved: moved ?? undefined };
   }
 
   setDiff(diff: FileDiff) {

@@ -1,6 +1,7 @@
 //! Review: hunks on tricky diffs, reject and undo, merge, export, rebase, removal — each checked
 //! against an expectation built independently with the git CLI or by hand.
 
+mod base;
 mod bench;
 mod hunks;
 mod merge;
