@@ -637,14 +637,14 @@ fn wordy_reads(n: usize) -> Vec<MockReply> {
     replies
 }
 
-#[test]
-fn with_review_summaries_the_task_waits_on_the_summary_and_sends_the_edited_one() {
-    let env = Env::new();
-    files_of(&env, 40, 2);
+/// A task whose older turns need a summary, with `[context] review_summaries = true`: the mock
+/// and the `bosun run --json` to answer.
+fn summary_task(env: &Env) -> (MockModelServer, std::process::Command) {
+    files_of(env, 40, 2);
     let window = 12_000;
     let server = server(wordy_reads(40), window);
-    provider(&env, &server, window);
-    review_summaries(&env);
+    provider(env, &server, window);
+    review_summaries(env);
     let mut cmd = env.bosun();
     cmd.args([
         "run",
@@ -659,6 +659,13 @@ fn with_review_summaries_the_task_waits_on_the_summary_and_sends_the_edited_one(
         "--max-steps",
         "200",
     ]);
+    (server, cmd)
+}
+
+#[test]
+fn with_review_summaries_the_task_waits_on_the_summary_and_sends_the_edited_one() {
+    let env = Env::new();
+    let (server, cmd) = summary_task(&env);
     let mut asked = Vec::new();
     let run = answer_while_running(cmd, |req| {
         asked.push(req.clone());
@@ -710,25 +717,7 @@ fn with_review_summaries_the_task_waits_on_the_summary_and_sends_the_edited_one(
 #[test]
 fn a_refused_summary_keeps_the_older_turns() {
     let env = Env::new();
-    files_of(&env, 40, 2);
-    let window = 12_000;
-    let server = server(wordy_reads(40), window);
-    provider(&env, &server, window);
-    review_summaries(&env);
-    let mut cmd = env.bosun();
-    cmd.args([
-        "run",
-        "--json",
-        "--repo",
-        path_str(&env.repo),
-        "--prompt",
-        "Read the 40 files in order",
-        "--provider",
-        "mock",
-        "--no-checks",
-        "--max-steps",
-        "200",
-    ]);
+    let (_server, cmd) = summary_task(&env);
     let run = answer_while_running(
         cmd,
         |req| json!({"approval_id": req.approval_id, "decision": "deny"}),
