@@ -92,6 +92,10 @@ pub struct ContextSettings {
     /// refuses it (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_summaries: Option<bool>,
+    /// A provider of this file (`[providers.NAME]`) whose model writes compaction summaries
+    /// (default: the task's own model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<String>,
     /// The layered context's split of its budget (`[context.shares] targets = 0.35, …`); a
     /// layer left out keeps its default, and the shares are normalised.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -458,10 +458,31 @@ impl Launch {
             .unwrap_or_default();
         let mask_outputs = context_settings.mask_tool_outputs.unwrap_or(true);
         let review_summaries = context_settings.review_summaries.unwrap_or(false);
+        let mut env_remove = env_remove;
+        let summarizer = match context_settings.summarizer.as_deref() {
+            None => None,
+            Some(name) => match summarizer_client(&home, name) {
+                Ok((client, key_env)) => {
+                    // Its key is a secret too: never in a command's environment.
+                    env_remove.extend(key_env);
+                    Some(client)
+                }
+                Err(why) => {
+                    emitter.emit(EventMsg::Warning(Warning {
+                        code: "summarizer_unavailable".into(),
+                        message: format!(
+                            "[context] summarizer = {name:?} cannot be used ({why}); summaries are written by the task's own model"
+                        ),
+                    }))?;
+                    None
+                }
+            },
+        };
         let shares = context_settings.shares();
         let run = TaskRun {
             mask_outputs,
             review_summaries,
+            summarizer,
             pins: Default::default(),
             pin_ops,
             shares,
@@ -506,6 +527,18 @@ impl Launch {
             join,
         })
     }
+}
+
+/// The client of `[context] summarizer = "NAME"` (a provider of config.toml), and the
+/// environment variable holding its key.
+fn summarizer_client(
+    home: &std::path::Path,
+    name: &str,
+) -> Result<(Arc<dyn ModelClient>, Option<String>), CoreError> {
+    let config = crate::config::BosunConfig::load(home)?;
+    let (name, entry) = config.provider(Some(name))?;
+    let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
+    Ok((bosun_model::client(provider)?, entry.api_key_env.clone()))
 }
 
 async fn watch_ops(
@@ -610,6 +643,8 @@ struct TaskRun {
     mask_outputs: bool,
     /// `[context] review_summaries` (default false): a summary waits for the user.
     review_summaries: bool,
+    /// `[context] summarizer`: the model that writes summaries (None: the task's).
+    summarizer: Option<Arc<dyn ModelClient>>,
     /// What the user pinned (see [`pins`]), and pins sent while the task runs.
     pins: pins::Pins,
     pin_ops: Arc<Mutex<Vec<bosun_protocol::PinOp>>>,

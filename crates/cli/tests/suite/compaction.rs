@@ -732,3 +732,76 @@ fn a_refused_summary_keeps_the_older_turns() {
     assert_eq!(status, TaskStatus::Failed, "{summary}");
     assert!(summary.contains("context window"), "{summary}");
 }
+
+#[test]
+fn a_configured_summarizer_writes_the_summary_instead_of_the_tasks_model() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let window = 12_000;
+    // The task's model answers every turn; the summaries come from the other server.
+    let server = server(wordy_reads(40), window);
+    let summarizer = MockModelServer::start_blocking_with(
+        (0..10)
+            .map(|_| text("- SUMMARY FROM THE SUMMARIZER: files read in order"))
+            .collect(),
+        MockOptions::default(),
+    )
+    .unwrap();
+    provider(&env, &server, window);
+    let path = env.home.join("config.toml");
+    let mut config = std::fs::read_to_string(&path).unwrap();
+    config.push_str(&format!(
+        "\n[providers.small]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"summarizer-model\"\n\n[context]\nsummarizer = \"small\"\n",
+        summarizer.url()
+    ));
+    std::fs::write(&path, config).unwrap();
+    let run = run(&env, "Read the 40 files in order");
+    let c = compactions(&run)
+        .into_iter()
+        .find(|c| c.summary.is_some())
+        .unwrap_or_else(|| panic!("no summary: {:?}", run.finished()));
+    assert_eq!(
+        c.summary.as_deref(),
+        Some("- SUMMARY FROM THE SUMMARIZER: files read in order")
+    );
+    let asked = summarizer.model_requests();
+    assert!(!asked.is_empty());
+    assert_eq!(asked[0].body["model"], "summarizer-model");
+    // The task's model was never asked for a summary.
+    assert!(server.model_requests().iter().all(|r| {
+        !r.body
+            .to_string()
+            .contains("You summarise the earlier part")
+    }));
+    // Its usage is counted under its own model.
+    assert!(run.events.iter().any(|e| matches!(&e.msg,
+        EventMsg::Usage(u) if u.model == "summarizer-model")));
+}
+
+#[test]
+fn a_summarizer_that_names_no_provider_is_a_warning_and_the_tasks_model_summarises() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let window = 12_000;
+    let server = server(wordy_reads(40), window);
+    provider(&env, &server, window);
+    let path = env.home.join("config.toml");
+    let mut config = std::fs::read_to_string(&path).unwrap();
+    config.push_str("\n[context]\nsummarizer = \"nope\"\n");
+    std::fs::write(&path, config).unwrap();
+    let run = run(&env, "Read the 40 files in order");
+    let warned: Vec<&String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "summarizer_unavailable" => Some(&w.message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warned.len(), 1);
+    assert!(
+        warned[0].contains("no provider named \"nope\""),
+        "{warned:?}"
+    );
+    assert!(compactions(&run).iter().any(|c| c.summary.is_some()));
+}

@@ -322,7 +322,11 @@ impl TaskRun {
             tools: Vec::new(),
             retry_sampling: None,
         };
-        let response = match self.client.complete(&request).await {
+        let client = self
+            .summarizer
+            .clone()
+            .unwrap_or_else(|| std::sync::Arc::clone(&self.client));
+        let response = match client.complete(&request).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!("summarising for compaction failed: {e}");
@@ -330,11 +334,11 @@ impl TaskRun {
             }
         };
         let model = if response.model.is_empty() {
-            self.client.model().to_string()
+            client.model().to_string()
         } else {
             response.model.clone()
         };
-        let recorded = self.budget.record(&model, self.client.model(), &response);
+        let recorded = self.budget.record(&model, client.model(), &response);
         self.emitter.emit(EventMsg::Usage(recorded.event))?;
         let mut text = response.text.trim().to_string();
         if text.is_empty() {
