@@ -483,6 +483,7 @@ impl Launch {
             mask_outputs,
             review_summaries,
             summarizer,
+            summary_refused_at: None,
             pins: Default::default(),
             pin_ops,
             shares,
@@ -645,6 +646,8 @@ struct TaskRun {
     review_summaries: bool,
     /// `[context] summarizer`: the model that writes summaries (None: the task's).
     summarizer: Option<Arc<dyn ModelClient>>,
+    /// The conversation's length when the user last refused a summary.
+    summary_refused_at: Option<usize>,
     /// What the user pinned (see [`pins`]), and pins sent while the task runs.
     pins: pins::Pins,
     pin_ops: Arc<Mutex<Vec<bosun_protocol::PinOp>>>,

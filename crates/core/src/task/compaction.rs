@@ -305,6 +305,14 @@ impl TaskRun {
         if messages.len() <= KEEP_TAIL + 2 {
             return Ok(None);
         }
+        // A summary the user refused is not asked for again until the conversation has grown
+        // by a few messages.
+        if self
+            .summary_refused_at
+            .is_some_and(|n| messages.len() < n + KEEP_TAIL)
+        {
+            return Ok(None);
+        }
         // The kept tail starts at an assistant message: its results follow it.
         let mut split = messages.len() - KEEP_TAIL;
         while split > 1 && !matches!(messages[split], ChatMessage::Assistant { .. }) {
@@ -377,7 +385,11 @@ impl TaskRun {
                     text = edited;
                     self.note_redacted(self.redaction.text(&mut text))?;
                 }
-                Ok(None) | Err(()) => return Ok(None),
+                Ok(None) => {
+                    self.summary_refused_at = Some(messages.len());
+                    return Ok(None);
+                }
+                Err(()) => return Ok(None),
             }
         }
         let drained: Vec<ChatMessage> = messages.drain(1..split).collect();
