@@ -28,6 +28,7 @@ mod write_file;
 pub use apply_patch::ApplyPatch;
 pub use edit_file::EditFile;
 pub use list_dir::ListDir;
+pub use path::normalize_rel;
 pub use path::resolve_in_worktree;
 pub use path::resolve_symlinks_in;
 pub use read_file::{ReadFile, files_named};

@@ -31,7 +31,7 @@ fn outside(rel: &str) -> ToolError {
 
 /// Normalizes a worktree-relative path lexically (`./a/../b` → `b`), refusing absolute paths
 /// and `..` above the root. Does not touch the file system.
-pub(crate) fn normalize_rel(rel: &str) -> Result<String, ToolError> {
+pub fn normalize_rel(rel: &str) -> Result<String, ToolError> {
     if rel.contains('\0') {
         return Err(ToolError::Model(format!(
             "`{}` contains a NUL byte; give a plain relative path",

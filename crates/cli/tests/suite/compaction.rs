@@ -375,6 +375,8 @@ fn a_pinned_file_is_in_every_request_as_it_is_now_and_never_masked() {
         "./RULES.md",
         "--pin",
         "RULES.md",
+        "--pin",
+        "docs/../RULES.md",
     ]);
     // It changed a file: completed.
     assert_eq!(

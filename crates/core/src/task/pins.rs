@@ -183,26 +183,27 @@ pub(crate) fn check(
 ) -> Result<PinTarget, String> {
     match target {
         PinTarget::File { path } => {
-            let rel = path.trim().trim_start_matches("./").to_string();
+            let rel = path.trim();
             if rel.is_empty() {
                 return Err("--pin needs a file path relative to the repository".into());
             }
-            match read_pinnable(worktree, policy, &rel) {
-                Ok(_) => Ok(PinTarget::File {
-                    path: normalise(&rel),
-                }),
-                Err(why) => {
-                    let near = nearest_files(worktree, &rel);
-                    Err(if near.is_empty() {
-                        format!("cannot pin `{rel}`: {why}")
-                    } else {
-                        format!(
-                            "cannot pin `{rel}`: {why}; did you mean {}?",
-                            near.join(", ")
-                        )
-                    })
-                }
-            }
+            let why = match (
+                bosun_tools::normalize_rel(rel),
+                read_pinnable(worktree, policy, rel),
+            ) {
+                (Ok(path), Ok(_)) => return Ok(PinTarget::File { path }),
+                (Err(e), _) => e.to_string(),
+                (_, Err(why)) => why,
+            };
+            let near = nearest_files(worktree, rel);
+            Err(if near.is_empty() {
+                format!("cannot pin `{rel}`: {why}")
+            } else {
+                format!(
+                    "cannot pin `{rel}`: {why}; did you mean {}?",
+                    near.join(", ")
+                )
+            })
         }
         PinTarget::Call { call_id } => {
             let ids: Vec<&str> = messages
@@ -227,13 +228,13 @@ pub(crate) fn check(
             }
         }
         PinTarget::Message { text } => {
+            if text.trim().is_empty() {
+                return Err("cannot pin an empty message".into());
+            }
             let said = messages
                 .iter()
                 .any(|m| matches!(m, ChatMessage::User { content } if content == text));
-            if said || text.trim().is_empty() {
-                if text.trim().is_empty() {
-                    return Err("cannot pin an empty message".into());
-                }
+            if said {
                 Ok(target.clone())
             } else {
                 Err(format!(
@@ -243,14 +244,6 @@ pub(crate) fn check(
             }
         }
     }
-}
-
-/// `a//b/./c` → `a/b/c` (the file was found, so nothing climbs out).
-fn normalise(rel: &str) -> String {
-    rel.split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Up to three files of the worktree whose name is near `want`'s.
@@ -422,7 +415,7 @@ pub(crate) fn pins_to_take_back(
                 call_id: id.trim().to_string(),
             },
             None => PinTarget::File {
-                path: normalise(name.trim_start_matches("./")),
+                path: bosun_tools::normalize_rel(name).unwrap_or_else(|_| name.to_string()),
             },
         };
         if !pins.contains(&target) {
