@@ -61,6 +61,19 @@ fn files_of(env: &Env, n: usize, lines: usize) {
     git(&env.repo, &["commit", "-q", "-m", "big"]);
 }
 
+/// Replies reading `f0.txt` … whole (400 lines), one a turn, calls `c0` ….
+fn reads_whole(n: usize) -> Vec<MockReply> {
+    (0..n)
+        .map(|i| {
+            tools(vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("f{i}.txt"), "limit": 400}),
+            )])
+        })
+        .collect()
+}
+
 fn compactions(run: &Run) -> Vec<&bosun_protocol::ContextCompacted> {
     run.events
         .iter()
@@ -77,15 +90,7 @@ fn a_long_task_never_sends_a_request_over_the_window_and_says_what_it_masked() {
     // 24 KB each.
     files_of(&env, 24, 400);
     let window = 32_768;
-    let mut replies: Vec<MockReply> = (0..24)
-        .map(|i| {
-            tools(vec![call(
-                &format!("c{i}"),
-                "read_file",
-                json!({"path": format!("f{i}.txt"), "limit": 400}),
-            )])
-        })
-        .collect();
+    let mut replies: Vec<MockReply> = reads_whole(24);
     replies.push(text("Read them all."));
     let server = server(replies, window);
     provider(&env, &server, window);
@@ -336,15 +341,7 @@ fn a_pinned_file_is_in_every_request_as_it_is_now_and_never_masked() {
     git(&env.repo, &["add", "-A"]);
     git(&env.repo, &["commit", "-q", "-m", "rules"]);
     let window = 32_768;
-    let mut replies: Vec<MockReply> = (0..24)
-        .map(|i| {
-            tools(vec![call(
-                &format!("c{i}"),
-                "read_file",
-                json!({"path": format!("f{i}.txt"), "limit": 400}),
-            )])
-        })
-        .collect();
+    let mut replies: Vec<MockReply> = reads_whole(24);
     // The agent changes the pinned file midway: the next requests show the new content.
     replies.insert(
         12,
@@ -412,15 +409,7 @@ fn a_pinned_tool_output_is_never_masked() {
     let env = Env::new();
     files_of(&env, 24, 400);
     let window = 32_768;
-    let mut replies: Vec<MockReply> = (0..24)
-        .map(|i| {
-            tools(vec![call(
-                &format!("c{i}"),
-                "read_file",
-                json!({"path": format!("f{i}.txt"), "limit": 400}),
-            )])
-        })
-        .collect();
+    let mut replies: Vec<MockReply> = reads_whole(24);
     replies.push(text("Read them all."));
     let server = server(replies, window);
     provider(&env, &server, window);
