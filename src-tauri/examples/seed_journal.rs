@@ -115,6 +115,9 @@ fn start<'a>(
         owner_started: bosun_store::process_start_time(std::process::id()),
         max_steps: 50,
         max_cost_usd: Some(2.0),
+        parent_task_id: None,
+        role: None,
+        depth: 0,
     })?;
     let mut w = Writer {
         store,
@@ -163,18 +166,9 @@ fn story(w: &mut Writer<'_>, finish: TaskStatus) -> Result<()> {
     }))?;
     w.emit(EventMsg::PlanUpdated(PlanUpdated {
         items: vec![
-            PlanItem {
-                step: "Reproduce the failure".into(),
-                status: PlanStatus::Completed,
-            },
-            PlanItem {
-                step: "Fix quoted keys in the parser".into(),
-                status: PlanStatus::InProgress,
-            },
-            PlanItem {
-                step: "Run the whole suite".into(),
-                status: PlanStatus::Pending,
-            },
+            PlanItem::step("Reproduce the failure", PlanStatus::Completed),
+            PlanItem::step("Fix quoted keys in the parser", PlanStatus::InProgress),
+            PlanItem::step("Run the whole suite", PlanStatus::Pending),
         ],
     }))?;
     w.usage(14_200, 310, 0.0472, 0.0472)?;
@@ -516,6 +510,9 @@ mod costs {
                 owner_started: bosun_store::process_start_time(std::process::id()),
                 max_steps: 50,
                 max_cost_usd: None,
+                parent_task_id: None,
+                role: None,
+                depth: 0,
             })?;
             let mut w = Writer {
                 store,

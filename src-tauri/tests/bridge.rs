@@ -95,6 +95,9 @@ impl Journal {
                 owner_started: None,
                 max_steps: 10,
                 max_cost_usd: None,
+                parent_task_id: None,
+                role: None,
+                depth: 0,
             })
             .unwrap();
         task

@@ -146,8 +146,16 @@ impl Transcript {
                         PlanStatus::Pending => "[ ]",
                         PlanStatus::InProgress => "[~]",
                         PlanStatus::Completed => "[x]",
+                        PlanStatus::Failed => "[!]",
                     };
-                    writeln!(out, "  {mark} {}", item.step)?;
+                    let node = match (&item.id, item.depends_on.is_empty()) {
+                        (Some(id), true) => format!("{id}: "),
+                        (Some(id), false) => {
+                            format!("{id} (after {}): ", item.depends_on.join(", "))
+                        }
+                        (None, _) => String::new(),
+                    };
+                    writeln!(out, "  {mark} {node}{}", item.step)?;
                 }
             }
             EventMsg::CheckpointCreated(c) => writeln!(
@@ -318,6 +326,58 @@ impl Transcript {
             }
             EventMsg::Review(r) => {
                 writeln!(out, "{} {}", self.paint("1;35", "review"), review_line(r))?
+            }
+            EventMsg::ProviderFallback(f) => writeln!(
+                out,
+                "{}",
+                self.paint(
+                    "1;33",
+                    &format!(
+                        "↷ {} failed ({}); {} ({}) takes over",
+                        f.from,
+                        first_line(&f.reason),
+                        f.to,
+                        f.model
+                    )
+                )
+            )?,
+            EventMsg::SubagentStarted(s) => writeln!(
+                out,
+                "{} {} · {} · {} · scope {}{}\n  {}",
+                self.paint("1;36", "▸ sub-agent"),
+                s.child_task_id,
+                s.role,
+                s.model,
+                if s.scope.is_empty() {
+                    "everything".to_string()
+                } else {
+                    s.scope.join(" ")
+                },
+                if s.parallel { " · parallel" } else { "" },
+                first_line(&s.brief)
+            )?,
+            EventMsg::SubagentProgress(_) => {}
+            EventMsg::SubagentFinished(f) => {
+                let code = if f.status == bosun_protocol::TaskStatus::Completed {
+                    "36"
+                } else {
+                    "31"
+                };
+                let mut line = format!(
+                    "◂ sub-agent {} {} · {} step{} · ${:.4} · {} file{} · {}",
+                    f.child_task_id,
+                    f.status.as_str(),
+                    f.steps,
+                    if f.steps == 1 { "" } else { "s" },
+                    f.cost_usd,
+                    f.files.len(),
+                    if f.files.len() == 1 { "" } else { "s" },
+                    f.merge
+                );
+                if !f.conflicts.is_empty() {
+                    line.push_str(&format!(" ({})", f.conflicts.join(", ")));
+                }
+                writeln!(out, "{}", self.paint(code, &line))?;
             }
             EventMsg::TaskFinished(f) => {
                 let code = if f.status == bosun_protocol::TaskStatus::Completed {

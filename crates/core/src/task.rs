@@ -212,6 +212,9 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         owner_started: process_start_time(pid),
         max_steps: spec.max_steps,
         max_cost_usd: spec.max_cost_usd,
+        parent_task_id: None,
+        role: None,
+        depth: 0,
     };
     if let Err(e) = store.create_task(&new_task) {
         let _ = tokio::task::spawn_blocking(move || worktree.release()).await;

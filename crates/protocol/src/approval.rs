@@ -41,6 +41,9 @@ pub enum ApprovalKind {
     UnpricedModel,
     /// A compaction's summary, to accept, edit or refuse (`[context] review_summaries`).
     Summary,
+    /// A plan node failed after its retry and the escalation model: retry it (approve once),
+    /// skip it (approve for the task), or stop the plan (deny).
+    PlanNodeFailed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

@@ -64,6 +64,15 @@ pub enum EventMsg {
     CheckOutputDelta(CheckOutputDelta),
     CheckFinished(CheckFinished),
     TaskFinished(TaskFinished),
+    /// A provider failed past its retries (down, overloaded, rate-limited) and the next one of
+    /// its `fallback` list takes over; the request is sent again to it.
+    ProviderFallback(ProviderFallback),
+    /// A sub-agent (a `delegate` call or a plan node) started, as a task of its own.
+    SubagentStarted(SubagentStarted),
+    /// A running sub-agent's totals so far (after each of its model responses and tool calls).
+    SubagentProgress(SubagentProgress),
+    /// A sub-agent ended; its result went back to the model as the `delegate` call's result.
+    SubagentFinished(SubagentFinished),
     Error(ErrorEvent),
     /// A review verdict, comment, merge or worktree removal (see [`crate::ReviewEvent`]).
     Review(crate::ReviewEvent),
@@ -99,6 +108,10 @@ impl EventMsg {
             EventMsg::CheckOutputDelta(_) => "check_output_delta",
             EventMsg::CheckFinished(_) => "check_finished",
             EventMsg::TaskFinished(_) => "task_finished",
+            EventMsg::ProviderFallback(_) => "provider_fallback",
+            EventMsg::SubagentStarted(_) => "subagent_started",
+            EventMsg::SubagentProgress(_) => "subagent_progress",
+            EventMsg::SubagentFinished(_) => "subagent_finished",
             EventMsg::Error(_) => "error",
             EventMsg::Review(_) => "review",
         }
@@ -292,6 +305,8 @@ pub enum PlanStatus {
     Pending,
     InProgress,
     Completed,
+    /// A plan node whose sub-agent failed (its checks, after the escalation ladder).
+    Failed,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -299,6 +314,45 @@ pub enum PlanStatus {
 pub struct PlanItem {
     pub step: String,
     pub status: PlanStatus,
+    /// A node of a task graph: its id, which other nodes must be completed first, and the role
+    /// whose model runs it (`worker` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub depends_on: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub role: Option<String>,
+    /// The files a node's sub-agent may change (globs; the whole worktree when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub scope: Vec<String>,
+    /// The checks that judge a node (names of the task's checks; all required ones when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub checks: Vec<String>,
+    /// The sub-agent that ran (or runs) the node, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub child_task_id: Option<TaskId>,
+}
+
+impl PlanItem {
+    /// A plain plan step (no graph fields).
+    pub fn step(step: impl Into<String>, status: PlanStatus) -> PlanItem {
+        PlanItem {
+            step: step.into(),
+            status,
+            id: None,
+            depends_on: Vec::new(),
+            role: None,
+            scope: Vec::new(),
+            checks: Vec::new(),
+            child_task_id: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -673,6 +727,98 @@ pub struct TaskFinished {
     /// The results of the last round of checks (empty when none ran).
     #[serde(default)]
     pub checks: Vec<CheckFinished>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ProviderFallback {
+    /// The provider that failed and the one that takes over (names of `config.toml`).
+    pub from: String,
+    pub to: String,
+    /// What failed: the error's message after its retries.
+    pub reason: String,
+    /// The model of the provider taking over.
+    #[serde(default)]
+    pub model: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct SubagentStarted {
+    pub child_task_id: TaskId,
+    pub brief: String,
+    /// The globs the child may change.
+    pub scope: Vec<String>,
+    /// `worker`, `planner`, `escalation`, `main`.
+    pub role: String,
+    pub provider: String,
+    pub model: String,
+    /// The `delegate` call it answers, or the plan node it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub call_id: Option<CallId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan_node: Option<String>,
+    /// Runs in a worktree of its own beside other children (merged back after), or one after
+    /// another on the parent's state.
+    pub parallel: bool,
+    /// 1 for a child of the user's task, 2 for its children.
+    pub depth: u32,
+    /// Its caps.
+    pub max_steps: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_cost_usd: Option<f64>,
+    #[ts(type = "number")]
+    pub max_tokens: u64,
+    #[ts(type = "number")]
+    pub max_wall_secs: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct SubagentProgress {
+    pub child_task_id: TaskId,
+    /// Model requests so far.
+    pub steps: u32,
+    /// Tokens of every class so far.
+    #[ts(type = "number")]
+    pub tokens: u64,
+    pub cost_usd: f64,
+    pub tool_calls: u32,
+    /// Paths changed so far.
+    pub files: Vec<String>,
+    /// What it is doing now: the tool it runs, or `thinking`.
+    pub activity: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct SubagentFinished {
+    pub child_task_id: TaskId,
+    pub status: TaskStatus,
+    pub summary: String,
+    /// The paths it changed (what was merged into the parent, for a parallel child).
+    pub files: Vec<String>,
+    /// Its checks' last results (after the merge, for a parallel child).
+    pub checks: Vec<CheckFinished>,
+    pub cost_usd: f64,
+    #[ts(type = "number")]
+    pub tokens: u64,
+    pub steps: u32,
+    /// How its work reached the parent: `applied` (run on the parent's state), `merged`,
+    /// `conflict` (nothing merged), `none` (nothing changed), `reverted` (its changes were
+    /// dropped: the child failed).
+    pub merge: String,
+    /// The paths a three-way merge found changed on both sides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub conflicts: Vec<String>,
+    /// Paths its commands changed outside its scope, put back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub reverted: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -24,6 +24,9 @@ fn task(id: &str) -> NewTask {
         owner_started: bosun_store::process_start_time(std::process::id()),
         max_steps: 100,
         max_cost_usd: None,
+        parent_task_id: None,
+        role: None,
+        depth: 0,
     }
 }
 

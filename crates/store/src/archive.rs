@@ -390,6 +390,9 @@ mod tests {
                 owner_started: None,
                 max_steps: 7,
                 max_cost_usd: Some(1.5),
+                parent_task_id: None,
+                role: None,
+                depth: 0,
             })
             .unwrap();
         for n in 1..=3 {

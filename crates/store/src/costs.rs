@@ -21,17 +21,21 @@ pub enum CostGroup {
     Week,
     /// The local month of the response (`YYYY-MM`).
     Month,
+    /// The role whose model answered: `main` for the user's tasks, a sub-agent's role
+    /// (`worker`, `escalation`, `planner`, …) for its responses.
+    Role,
 }
 
 impl CostGroup {
     /// Every group, as `--by` names them.
-    pub const ALL: [(&'static str, CostGroup); 6] = [
+    pub const ALL: [(&'static str, CostGroup); 7] = [
         ("day", CostGroup::Day),
         ("week", CostGroup::Week),
         ("month", CostGroup::Month),
         ("repo", CostGroup::Repo),
         ("model", CostGroup::Model),
         ("task", CostGroup::Task),
+        ("role", CostGroup::Role),
     ];
 
     /// Periods sort newest first; the others costliest first.
@@ -80,6 +84,10 @@ impl Store {
             CostGroup::Day => ("date(u.ts, 'localtime')", "key DESC"),
             CostGroup::Week => (monday.as_str(), "key DESC"),
             CostGroup::Month => ("strftime('%Y-%m', u.ts, 'localtime')", "key DESC"),
+            CostGroup::Role => (
+                "(SELECT coalesce(t.role, 'main') FROM tasks t WHERE t.id = u.task_id)",
+                "total(u.cost_usd) DESC, key",
+            ),
         };
         let conn = self.conn();
         let since = crate::dashboard::utc_time(&conn, filter.since.as_deref())?;

@@ -360,7 +360,7 @@ impl Store {
                  t.status = 'failed' AND coalesce(t.summary, '') LIKE 'no progress after %'
              FROM tasks t LEFT JOIN task_metrics m ON m.task_id = t.id
              WHERE t.status != 'running' AND t.finished_at IS NOT NULL
-                 AND NOT coalesce(m.imported, 0)
+                 AND NOT coalesce(m.imported, 0) AND t.parent_task_id IS NULL
                  AND (?1 IS NULL OR t.finished_at >= ?1) AND (?2 IS NULL OR t.finished_at < ?2)
                  AND (?3 IS NULL OR t.repo = ?3)"
         ))?;

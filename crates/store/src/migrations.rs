@@ -414,6 +414,15 @@ const STEPS: &[&str] = &[
     ) STRICT;
     CREATE INDEX memories_by_repo ON memories(repo, updated_at);
     "#,
+    // 8: sub-agents: a child task (a `delegate` call or a plan node) names its parent, the role
+    // whose model ran it and its depth (the user's task is 0). Lists, history and statistics
+    // count top-level tasks; costs include children.
+    r#"
+    ALTER TABLE tasks ADD COLUMN parent_task_id TEXT;
+    ALTER TABLE tasks ADD COLUMN role TEXT;
+    ALTER TABLE tasks ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX tasks_by_parent ON tasks(parent_task_id);
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

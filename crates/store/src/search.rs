@@ -275,11 +275,9 @@ impl Store {
         if q.has_unreviewed {
             clauses.push("t.review_state IN ('unreviewed', 'in_review')".into());
         }
-        let filter = if clauses.is_empty() {
-            String::new()
-        } else {
-            format!("WHERE {}", clauses.join(" AND "))
-        };
+        // History counts top-level tasks: a sub-agent is shown inside its parent.
+        clauses.push("t.parent_task_id IS NULL".into());
+        let filter = format!("WHERE {}", clauses.join(" AND "));
         // The matching set once, in a temporary table: the count, the facets and the page all
         // read it.
         conn.execute_batch(

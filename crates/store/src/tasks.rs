@@ -26,6 +26,10 @@ pub struct NewTask {
     pub owner_started: Option<u64>,
     pub max_steps: u32,
     pub max_cost_usd: Option<f64>,
+    /// A sub-agent's parent task, role and depth (None, None, 0 for the user's task).
+    pub parent_task_id: Option<TaskId>,
+    pub role: Option<String>,
+    pub depth: u32,
 }
 
 /// A task as the journal sees it: what was asked, where, and the running totals.
@@ -78,18 +82,29 @@ pub struct TaskRow {
     pub review_state: String,
     /// Distinct paths over the task's checkpoints.
     pub files_changed: u32,
+    /// A sub-agent's parent (absent for the user's own tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_task_id: Option<TaskId>,
+    /// The role whose model ran a sub-agent (`worker`, `escalation`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub role: Option<String>,
+    /// 0 for the user's task, 1 for its children, 2 for theirs.
+    #[serde(default)]
+    pub depth: u32,
 }
 
 const COLUMNS: &str = "id, repo, prompt, status, summary, created_at, updated_at, finished_at, \
     provider, model, base_commit, branch, worktree, input_tokens, output_tokens, \
     cached_input_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_usd, priced, \
-    tool_calls, last_seq, owner_pid, checks, review_state, files_changed";
+    tool_calls, last_seq, owner_pid, checks, review_state, files_changed, parent_task_id, role, depth";
 
 /// [`COLUMNS`] of the table aliased `t`.
 pub(crate) const COLUMNS_OF_T: &str = "t.id, t.repo, t.prompt, t.status, t.summary, t.created_at, \
     t.updated_at, t.finished_at, t.provider, t.model, t.base_commit, t.branch, t.worktree, \
     t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cache_write_tokens, \
-    t.cache_write_1h_tokens, t.reasoning_tokens, t.cost_usd, t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed";
+    t.cache_write_1h_tokens, t.reasoning_tokens, t.cost_usd, t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed, t.parent_task_id, t.role, t.depth";
 
 pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
     let status: String = r.get("status")?;
@@ -123,6 +138,9 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
         checks: r.get("checks")?,
         review_state: r.get("review_state")?,
         files_changed: r.get("files_changed")?,
+        parent_task_id: r.get::<_, Option<String>>("parent_task_id")?.map(TaskId),
+        role: r.get("role")?,
+        depth: r.get("depth")?,
     })
 }
 
@@ -144,9 +162,9 @@ impl Store {
         let inserted = conn.execute(
             "INSERT INTO tasks (id, repo, prompt, status, created_at, updated_at, provider, model,
                  base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd,
-                 number)
+                 number, parent_task_id, role, depth)
              VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 (SELECT coalesce(max(number), 0) + 1 FROM tasks))
+                 (SELECT coalesce(max(number), 0) + 1 FROM tasks), ?14, ?15, ?16)
              ON CONFLICT (id) DO NOTHING",
             params![
                 t.id.as_str(),
@@ -162,6 +180,9 @@ impl Store {
                 t.owner_started.and_then(|s| i64::try_from(s).ok()),
                 t.max_steps,
                 t.max_cost_usd,
+                t.parent_task_id.as_ref().map(|p| p.as_str()),
+                t.role,
+                t.depth,
             ],
         )?;
         if inserted == 0 {
@@ -218,7 +239,7 @@ impl Store {
     pub fn tasks(&self) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC"
+            "SELECT {COLUMNS} FROM tasks WHERE parent_task_id IS NULL ORDER BY created_at DESC, id DESC"
         ))?;
         let rows = stmt.query_map([], from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -228,7 +249,7 @@ impl Store {
     pub fn recent_tasks(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC LIMIT ?1"
+            "SELECT {COLUMNS} FROM tasks WHERE parent_task_id IS NULL ORDER BY created_at DESC, id DESC LIMIT ?1"
         ))?;
         let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -242,6 +263,16 @@ impl Store {
             "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 ORDER BY created_at DESC, id DESC"
         ))?;
         let rows = stmt.query_map([since], from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A task's sub-agents (its direct children), oldest first.
+    pub fn children(&self, parent: &TaskId) -> Result<Vec<TaskRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tasks WHERE parent_task_id = ?1 ORDER BY created_at, id"
+        ))?;
+        let rows = stmt.query_map([parent.as_str()], from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

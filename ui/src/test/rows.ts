@@ -4,6 +4,7 @@ import type { TaskRow } from "../lib/bindings/TaskRow";
 export function taskRow(over: Partial<TaskRow> = {}): TaskRow {
   return {
     id: "t1",
+    depth: 0,
     repo: "/r",
     prompt: "a task",
     status: "completed",

@@ -23,6 +23,9 @@ pub fn seed_task(store: &Store, id: &str, repo: &str, model: &str) {
             owner_started: None,
             max_steps: 50,
             max_cost_usd: None,
+            parent_task_id: None,
+            role: None,
+            depth: 0,
         })
         .unwrap();
 }

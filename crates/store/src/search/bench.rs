@@ -133,6 +133,9 @@ pub fn journal(
             owner_started: None,
             max_steps: 50,
             max_cost_usd: None,
+            parent_task_id: None,
+            role: None,
+            depth: 0,
         })?;
         let first = batch.len();
         let mut seq = 0;

@@ -29,6 +29,9 @@ pub fn new_task(id: &str, created_at: &str) -> NewTask {
         owner_started: bosun_store::process_start_time(std::process::id()),
         max_steps: 50,
         max_cost_usd: Some(2.0),
+        parent_task_id: None,
+        role: None,
+        depth: 0,
     }
 }
 

@@ -39,6 +39,9 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
             checks: None,
             review_state: "unreviewed".into(),
             files_changed: 0,
+            parent_task_id: None,
+            role: None,
+            depth: 0,
         }
     );
     assert_eq!(store.last_seq(&t.id).unwrap(), 0);

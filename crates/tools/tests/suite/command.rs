@@ -146,10 +146,7 @@ async fn update_plan_returns_the_plan() {
     assert_eq!(out.touched, Touched::Nothing);
     assert_eq!(
         out.plan.unwrap()[1],
-        PlanItem {
-            step: "fix the bug".into(),
-            status: PlanStatus::InProgress
-        }
+        PlanItem::step("fix the bug", PlanStatus::InProgress)
     );
     let err = wt
         .model_error(

@@ -3,4 +3,4 @@
 /**
  * What an approval asks about.
  */
-export type ApprovalKind = "tool" | "network" | "spend_rate" | "unpriced_model" | "summary";
+export type ApprovalKind = "tool" | "network" | "spend_rate" | "unpriced_model" | "summary" | "plan_node_failed";

@@ -16,8 +16,12 @@ import type { ModelRetry } from "./ModelRetry";
 import type { NetworkConnection } from "./NetworkConnection";
 import type { Nudge } from "./Nudge";
 import type { PlanUpdated } from "./PlanUpdated";
+import type { ProviderFallback } from "./ProviderFallback";
 import type { Redacted } from "./Redacted";
 import type { ReviewEvent } from "./ReviewEvent";
+import type { SubagentFinished } from "./SubagentFinished";
+import type { SubagentProgress } from "./SubagentProgress";
+import type { SubagentStarted } from "./SubagentStarted";
 import type { TaskFinished } from "./TaskFinished";
 import type { TaskId } from "./TaskId";
 import type { TaskResumed } from "./TaskResumed";
@@ -37,4 +41,4 @@ export type Event = { seq: number, task_id: TaskId,
 /**
  * RFC 3339 UTC time with milliseconds.
  */
-ts: string, } & ({ "type": "task_started" } & TaskStarted | { "type": "task_resumed" } & TaskResumed | { "type": "user_message" } & UserMessage | { "type": "assistant_delta" } & AssistantDelta | { "type": "assistant_message" } & AssistantMessage | { "type": "tool_call_begin" } & ToolCallBegin | { "type": "tool_output_delta" } & ToolOutputDelta | { "type": "tool_call_end" } & ToolCallEnd | { "type": "network_connection" } & NetworkConnection | { "type": "plan_updated" } & PlanUpdated | { "type": "checkpoint_created" } & CheckpointCreated | { "type": "usage" } & UsageEvent | { "type": "model_retry" } & ModelRetry | { "type": "approval_requested" } & ApprovalRequested | { "type": "approval_resolved" } & ApprovalResolved | { "type": "redacted" } & Redacted | { "type": "warning" } & Warning | { "type": "nudge" } & Nudge | { "type": "checks_planned" } & ChecksPlanned | { "type": "context_assembled" } & ContextAssembled | { "type": "context_compacted" } & ContextCompacted | { "type": "context_pinned" } & ContextPinned | { "type": "check_started" } & CheckStarted | { "type": "check_output_delta" } & CheckOutputDelta | { "type": "check_finished" } & CheckFinished | { "type": "task_finished" } & TaskFinished | { "type": "error" } & ErrorEvent | { "type": "review" } & ReviewEvent);
+ts: string, } & ({ "type": "task_started" } & TaskStarted | { "type": "task_resumed" } & TaskResumed | { "type": "user_message" } & UserMessage | { "type": "assistant_delta" } & AssistantDelta | { "type": "assistant_message" } & AssistantMessage | { "type": "tool_call_begin" } & ToolCallBegin | { "type": "tool_output_delta" } & ToolOutputDelta | { "type": "tool_call_end" } & ToolCallEnd | { "type": "network_connection" } & NetworkConnection | { "type": "plan_updated" } & PlanUpdated | { "type": "checkpoint_created" } & CheckpointCreated | { "type": "usage" } & UsageEvent | { "type": "model_retry" } & ModelRetry | { "type": "approval_requested" } & ApprovalRequested | { "type": "approval_resolved" } & ApprovalResolved | { "type": "redacted" } & Redacted | { "type": "warning" } & Warning | { "type": "nudge" } & Nudge | { "type": "checks_planned" } & ChecksPlanned | { "type": "context_assembled" } & ContextAssembled | { "type": "context_compacted" } & ContextCompacted | { "type": "context_pinned" } & ContextPinned | { "type": "check_started" } & CheckStarted | { "type": "check_output_delta" } & CheckOutputDelta | { "type": "check_finished" } & CheckFinished | { "type": "task_finished" } & TaskFinished | { "type": "provider_fallback" } & ProviderFallback | { "type": "subagent_started" } & SubagentStarted | { "type": "subagent_progress" } & SubagentProgress | { "type": "subagent_finished" } & SubagentFinished | { "type": "error" } & ErrorEvent | { "type": "review" } & ReviewEvent);

@@ -27,4 +27,16 @@ review_state: string,
 /**
  * Distinct paths over the task's checkpoints.
  */
-files_changed: number, };
+files_changed: number, 
+/**
+ * A sub-agent's parent (absent for the user's own tasks).
+ */
+parent_task_id?: TaskId, 
+/**
+ * The role whose model ran a sub-agent (`worker`, `escalation`, …).
+ */
+role?: string, 
+/**
+ * 0 for the user's task, 1 for its children, 2 for theirs.
+ */
+depth: number, };

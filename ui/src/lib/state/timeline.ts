@@ -5,6 +5,7 @@ import type { ContextKind } from "../bindings/ContextKind";
 import type { Event } from "../bindings/Event";
 import type { NetworkDecision } from "../bindings/NetworkDecision";
 import type { NudgeReason } from "../bindings/NudgeReason";
+import type { PinTarget } from "../bindings/PinTarget";
 import type { PlanItem } from "../bindings/PlanItem";
 import type { ReviewEvent } from "../bindings/ReviewEvent";
 import type { TaskStarted } from "../bindings/TaskStarted";
