@@ -68,7 +68,51 @@ pub struct BosunConfig {
     /// [`crate::memory`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemorySettings>,
+    /// Which provider each role's requests go to (`[routing] main = "claude"`, `worker =
+    /// "local"`); see [`crate::routing`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingSettings>,
 }
+
+/// `[routing]`: a provider of this file per role. A role left out uses `main`'s (and `main`
+/// left out, the task's own provider: `--provider`, the repository's, `default_provider`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSettings {
+    /// The user's task (the model talking to the user). `--provider` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main: Option<String>,
+    /// Writes a plan's task graph (`bosun run --plan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planner: Option<String>,
+    /// Sub-agents (`delegate`) and plan nodes, unless they name a role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    /// Compaction summaries and commit messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<String>,
+    /// A plan node that failed its checks twice runs once more on this model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<String>,
+}
+
+impl RoutingSettings {
+    /// The provider named for `role` (`main`, `planner`, `worker`, `summarizer`,
+    /// `escalation`), if any.
+    pub fn for_role(&self, role: &str) -> Option<&str> {
+        match role {
+            "main" => self.main.as_deref(),
+            "planner" => self.planner.as_deref(),
+            "worker" => self.worker.as_deref(),
+            "summarizer" => self.summarizer.as_deref(),
+            "escalation" => self.escalation.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// The roles of `[routing]`, in the order Settings shows them.
+pub const ROLES: [&str; 5] = ["main", "planner", "worker", "summarizer", "escalation"];
 
 /// `[memory]`: memory per repository.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -204,6 +248,10 @@ pub struct ProviderEntry {
     /// = "search-replace", context_window = 32768}`); keys set here are never probed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileEntry>,
+    /// Providers of this file used in order when this one fails after its retries (down,
+    /// overloaded, rate-limited past its retry budget): `fallback = ["local"]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback: Vec<String>,
 }
 
 /// `[providers.NAME] profile`: each key optional; what it leaves out comes from a probe (local

@@ -27,6 +27,7 @@ mod redaction;
 pub mod repo_settings;
 mod resume;
 pub mod review;
+pub mod routing;
 mod sandboxing;
 pub mod spend;
 mod task;
