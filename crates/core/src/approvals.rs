@@ -61,6 +61,7 @@ pub fn action_key(tool: &str, action: &ToolAction) -> String {
         ToolAction::SpendRate { .. } => "spend_rate".into(),
         ToolAction::UnpricedModel { model, .. } => format!("unpriced:{model}"),
         ToolAction::Summary { .. } => "summary".into(),
+        ToolAction::PlanNodeFailed { node, .. } => format!("plan_node:{node}"),
     }
 }
 

@@ -253,7 +253,10 @@ fn merge_in_takes_another_task_s_changes_three_way_and_a_conflict_writes_nothing
     let a_end = a.checkpoint(&paths(&["src/lib.rs"]), "a").unwrap().unwrap();
     let mut b = TaskWorktree::create(&f.home, &f.repo, "c2", &fork).unwrap();
     write(&b.worktree, "docs/new.md", "new\n");
-    let b_end = b.checkpoint(&paths(&["docs/new.md"]), "b").unwrap().unwrap();
+    let b_end = b
+        .checkpoint(&paths(&["docs/new.md"]), "b")
+        .unwrap()
+        .unwrap();
     for (end, file) in [(&a_end, "src/lib.rs"), (&b_end, "docs/new.md")] {
         match parent.merge_in(&fork, &end.commit, "merge").unwrap() {
             bosun_workspace::MergedIn::Merged { files, checkpoint } => {
@@ -268,7 +271,10 @@ fn merge_in_takes_another_task_s_changes_three_way_and_a_conflict_writes_nothing
         std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
         "pub fn one() -> u32 { 11 }\npub fn two() -> u32 { 2 }\n"
     );
-    assert_eq!(std::fs::read_to_string(wt.join("docs/new.md")).unwrap(), "new\n");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("docs/new.md")).unwrap(),
+        "new\n"
+    );
     // A third child changed the same line from the fork: a conflict, and nothing written.
     let mut c = TaskWorktree::create(&f.home, &f.repo, "c3", &fork).unwrap();
     write(
@@ -304,9 +310,15 @@ fn put_back_restores_paths_from_an_earlier_state_and_deletes_what_it_did_not_hol
     write(&wt, "src/lib.rs", "changed\n");
     write(&wt, "stray.txt", "stray\n");
     write(&wt, "kept.txt", "kept\n");
-    task.checkpoint(&ChangeHint::Unknown, "cmd").unwrap().unwrap();
+    task.checkpoint(&ChangeHint::Unknown, "cmd")
+        .unwrap()
+        .unwrap();
     let (rewritten, cp) = task
-        .put_back(&start, &["src/lib.rs".into(), "stray.txt".into()], "put back")
+        .put_back(
+            &start,
+            &["src/lib.rs".into(), "stray.txt".into()],
+            "put back",
+        )
         .unwrap();
     assert_eq!(rewritten, ["src/lib.rs", "stray.txt"]);
     assert!(cp.is_some());
@@ -315,5 +327,8 @@ fn put_back_restores_paths_from_an_earlier_state_and_deletes_what_it_did_not_hol
         std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
         "pub fn one() -> u32 { 1 }\npub fn two() -> u32 { 2 }\n"
     );
-    assert_eq!(std::fs::read_to_string(wt.join("kept.txt")).unwrap(), "kept\n");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("kept.txt")).unwrap(),
+        "kept\n"
+    );
 }
