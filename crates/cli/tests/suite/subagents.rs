@@ -992,3 +992,61 @@ fn a_plan_killed_midway_resumes_at_the_first_unfinished_node() {
     });
     assert_eq!(finished, Some(TaskStatus::Completed));
 }
+
+#[test]
+fn run_plan_has_the_planner_role_write_the_graph_first_and_the_main_model_finish() {
+    let env = Env::new();
+    let planner = mock(
+        vec![MockReply::Reply {
+            text: "Here is the plan.".into(),
+            tool_calls: vec![call(
+                "plan1",
+                "update_plan",
+                json!({"items": [node("one", "PLANNED-ONE: write one.txt", &[], &["one.txt"])]}),
+            )],
+            usage: usage(30, 10),
+            chunk_delay_ms: 0,
+            cut_after_events: None,
+        }],
+        vec![],
+    );
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[providers.thinker]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"planner-model\"\n\n[routing]\nplanner = \"thinker\"\n",
+            planner.url()
+        ),
+    )
+    .unwrap();
+    let main = mock(
+        vec![text("All planned work is done.")],
+        vec![(
+            "PLANNED-ONE",
+            vec![
+                tools(vec![call(
+                    "w",
+                    "write_file",
+                    json!({"path": "one.txt", "content": "1\n"}),
+                )]),
+                text("one written"),
+            ],
+        )],
+    );
+    let run = env.run(&main, "PLAN-ME: write one.txt", &["--no-checks", "--plan"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let asked = planner.model_requests();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].body["model"], "planner-model");
+    assert_eq!(tool_names(&asked[0]), ["update_plan"]);
+    assert!(asked[0].body.to_string().contains("PLAN-ME"));
+    let started = started_of(&run.events);
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0].plan_node.as_deref(), Some("one"));
+    // The main model finishes, told the plan's result.
+    let last = main.model_requests().pop().unwrap();
+    assert_eq!(last.body["model"], "mock-model");
+    assert!(last.body.to_string().contains("completed"));
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    assert!(run.worktree().join("one.txt").exists());
+}
