@@ -231,8 +231,10 @@ impl Store {
         }
         tx.execute(
             "INSERT INTO tasks (id, repo, prompt, status, created_at, updated_at, provider, model,
-                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd)
-             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11, ?12)",
+                 base_commit, branch, worktree, owner_pid, owner_started, max_steps, max_cost_usd,
+                 parent_task_id, role, depth)
+             VALUES (?1, ?2, ?3, 'running', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11, ?12,
+                 ?13, ?14, ?15)",
             params![
                 row.id.as_str(),
                 row.repo,
@@ -246,6 +248,9 @@ impl Store {
                 row.owner_pid,
                 task.limits.max_steps,
                 task.limits.max_cost_usd,
+                row.parent_task_id.as_ref().map(|p| p.as_str()),
+                row.role,
+                row.depth,
             ],
         )?;
         for ev in events {

@@ -235,7 +235,7 @@ impl Store {
         Ok(())
     }
 
-    /// Every task, newest first.
+    /// Every top-level task (not a sub-agent), newest first.
     pub fn tasks(&self) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
@@ -245,7 +245,7 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The `limit` newest tasks (by creation), newest first: the first page of a list.
+    /// The `limit` newest top-level tasks (by creation), newest first: the first page of a list.
     pub fn recent_tasks(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
@@ -255,14 +255,24 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The tasks whose row changed at or after `since` (an `updated_at`), for a list that
-    /// follows the journal without reading every task again.
+    /// The top-level tasks whose row changed at or after `since` (an `updated_at`), for a list
+    /// that follows the journal without reading every task again.
     pub fn tasks_updated_since(&self, since: &str) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 ORDER BY created_at DESC, id DESC"
+            "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 AND parent_task_id IS NULL ORDER BY created_at DESC, id DESC"
         ))?;
         let rows = stmt.query_map([since], from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every task, sub-agents included, newest first (an export of the whole journal).
+    pub fn all_tasks(&self) -> Result<Vec<TaskRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC"
+        ))?;
+        let rows = stmt.query_map([], from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -169,6 +169,18 @@ fn a_child_starts_fresh_with_its_brief_its_work_lands_in_the_parent_and_its_resu
     );
     assert!(run.events.iter().any(|e| matches!(&e.msg,
         EventMsg::CheckpointCreated(c) if c.files == ["notes.txt"] && c.call_id.as_ref().is_some_and(|id| id.0 == "d1"))));
+    // Costs by role: the parent's requests are main's, the child's the worker's.
+    let by_role = env.json(&["costs", "--by", "role", "--json"]);
+    let keys: Vec<String> = by_role
+        .as_array()
+        .or_else(|| by_role["rows"].as_array())
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap().to_string())
+        .collect();
+    let mut keys = keys;
+    keys.sort();
+    assert_eq!(keys, ["main", "worker"], "{by_role}");
     // The CLI shows it.
     let (ok, shown, _) = env.text(&["show", &parent]);
     assert!(ok);

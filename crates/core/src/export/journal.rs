@@ -117,7 +117,7 @@ pub fn write_journal_jsonl(
         exported_at: bosun_store::now_rfc3339(),
     };
     json_line(out, &header)?;
-    let mut tasks = store.tasks().map_err(crate::CoreError::from)?;
+    let mut tasks = store.all_tasks().map_err(crate::CoreError::from)?;
     tasks.reverse();
     let marks = store.all_task_marks().map_err(crate::CoreError::from)?;
     let mut done = JournalExport {

@@ -25,8 +25,9 @@ pub(super) fn offered_tools(all: &[ToolSpec], format: EditFormat, small: bool) -
             let edit_tool = EDIT_TOOLS.contains(&name);
             match (small, name) {
                 _ if edit_tool && format != EditFormat::Tools => false,
-                // The map in the request shows a small model the definitions already.
-                (true, "update_plan" | "apply_patch" | "symbols") => false,
+                // The map in the request shows a small model the definitions already; a small
+                // model does not plan or delegate.
+                (true, "update_plan" | "apply_patch" | "symbols" | "delegate") => false,
                 (true, "read_file") => true,
                 (true, _) => !whole,
                 (false, _) => true,
