@@ -144,7 +144,7 @@ fn a_child_starts_fresh_with_its_brief_its_work_lands_in_the_parent_and_its_resu
         .into_iter()
         .map(|t| t.id.0)
         .collect();
-    assert_eq!(listed, [parent.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&parent));
     // The parent's timeline tells the story; its result went back to the model.
     let started = started_of(&run.events);
     assert_eq!(started.len(), 1);

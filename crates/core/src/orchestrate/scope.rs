@@ -73,14 +73,13 @@ impl Scope {
 
 /// The part of a glob before its first wildcard (`*`, `?`, `[`, `{`, `\`).
 pub fn literal_prefix(glob: &str) -> &str {
-    let end = glob
-        .find(|c| matches!(c, '*' | '?' | '[' | '{' | '\\'))
-        .unwrap_or(glob.len());
+    let end = glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len());
     &glob[..end]
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn scope(globs: &[&str]) -> Scope {

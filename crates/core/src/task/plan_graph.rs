@@ -501,6 +501,7 @@ impl TaskRun {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn item(id: &str, deps: &[&str]) -> PlanItem {
