@@ -6,6 +6,7 @@ fn main() {
     let manifest = tauri_build::AppManifest::new().commands(&[
         "list_tasks",
         "task_events",
+        "task_children",
         "subscribe_tasks",
         "subscribe_task",
         "unsubscribe",

@@ -27,6 +27,15 @@ pub fn list_tasks(journal: State<'_, Journal>) -> Result<Vec<TaskRow>, IpcError>
     Ok(journal.bridge()?.store().tasks()?)
 }
 
+/// A task's sub-agents (its direct children), oldest first; the lists above carry top-level tasks only.
+#[tauri::command(async)]
+pub fn task_children(
+    journal: State<'_, Journal>,
+    task_id: TaskId,
+) -> Result<Vec<TaskRow>, IpcError> {
+    Ok(journal.bridge()?.store().children(&task_id)?)
+}
+
 #[tauri::command(async)]
 pub fn task_events(
     journal: State<'_, Journal>,

@@ -104,6 +104,7 @@ pub fn run() -> Result<(), tauri::Error> {
         .invoke_handler(tauri::generate_handler![
             commands::list_tasks,
             commands::task_events,
+            commands::task_children,
             commands::subscribe_tasks,
             commands::subscribe_task,
             commands::unsubscribe,
