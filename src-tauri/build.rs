@@ -67,6 +67,7 @@ fn main() {
         "cost_dashboard",
         "task_usage",
         "cost_stats",
+        "cost_groups",
         "budget_statuses",
         "add_price",
         "memories",

@@ -165,6 +165,7 @@ pub fn run() -> Result<(), tauri::Error> {
             costs::cost_dashboard,
             costs::task_usage,
             costs::cost_stats,
+            costs::cost_groups,
             costs::budget_statuses,
             costs::add_price,
             memory::memories,
