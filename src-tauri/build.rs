@@ -7,6 +7,7 @@ fn main() {
         "list_tasks",
         "task_events",
         "task_children",
+        "get_task",
         "subscribe_tasks",
         "subscribe_task",
         "unsubscribe",

@@ -105,6 +105,7 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::list_tasks,
             commands::task_events,
             commands::task_children,
+            commands::get_task,
             commands::subscribe_tasks,
             commands::subscribe_task,
             commands::unsubscribe,
