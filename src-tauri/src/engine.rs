@@ -415,6 +415,8 @@ impl Engine {
             max_check_rounds: None,
             max_nudges: None,
             pins: req.pins,
+            link: None,
+            transcript: Vec::new(),
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

@@ -40,6 +40,10 @@ pub struct Budget {
     steps: u32,
     total: TokenUsage,
     total_cost_usd: f64,
+    /// A sub-agent's token cap (every class).
+    max_tokens: Option<u64>,
+    /// What the task's sub-agents cost: counted against its cost limit.
+    children_cost_usd: f64,
 }
 
 impl Budget {
@@ -52,7 +56,39 @@ impl Budget {
             steps: 0,
             total: TokenUsage::default(),
             total_cost_usd: 0.0,
+            max_tokens: None,
+            children_cost_usd: 0.0,
         }
+    }
+
+    /// A sub-agent's token cap.
+    pub fn with_max_tokens(mut self, max: Option<u64>) -> Self {
+        self.max_tokens = max;
+        self
+    }
+
+    /// The token cap, when the task has reached it.
+    pub fn tokens_exceeded(&self) -> Option<u64> {
+        let used = self.total.prompt_tokens() + self.total.completion_tokens();
+        self.max_tokens.filter(|max| used >= *max)
+    }
+
+    /// Adds what a finished sub-agent cost: the parent's cost limit covers its children.
+    pub fn add_child_cost(&mut self, usd: f64) {
+        if usd.is_finite() && usd > 0.0 {
+            self.children_cost_usd += usd;
+        }
+    }
+
+    /// What the task's limit leaves, its children's spend included (None: no limit).
+    pub fn remaining_usd(&self) -> Option<f64> {
+        self.max_cost_usd
+            .map(|max| (max - self.total_cost_usd - self.children_cost_usd).max(0.0))
+    }
+
+    /// Model requests left before the step limit.
+    pub fn steps_left(&self) -> u32 {
+        self.max_steps.saturating_sub(self.steps)
     }
 
     /// Starts the task's totals at what it already cost (a continued task), so the cost limit
@@ -141,6 +177,12 @@ impl Budget {
 
     /// The cost limit, when the task has gone past it.
     pub fn cost_exceeded(&self) -> Option<f64> {
-        self.max_cost_usd.filter(|max| self.total_cost_usd > *max)
+        self.max_cost_usd
+            .filter(|max| self.total_cost_usd + self.children_cost_usd > *max)
+    }
+
+    /// The task's cost with its sub-agents'.
+    pub fn cost_with_children_usd(&self) -> f64 {
+        self.total_cost_usd + self.children_cost_usd
     }
 }

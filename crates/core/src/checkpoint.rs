@@ -16,6 +16,8 @@ pub struct Checkpointer {
     changed: std::collections::BTreeSet<String>,
     /// The commit this run started from (a continuation's: the task's last checkpoint).
     start: String,
+    /// The files of the last checkpoint written (empty when the last write changed nothing).
+    last_files: Vec<String>,
 }
 
 impl Checkpointer {
@@ -27,6 +29,7 @@ impl Checkpointer {
             changed_before,
             changed: Default::default(),
             start,
+            last_files: Vec::new(),
         }
     }
 
@@ -90,16 +93,78 @@ impl Checkpointer {
         if let Some(coverage) = notice {
             warn_coverage(&coverage, emitter)?;
         }
+        self.last_files.clear();
         if let Some(cp) = checkpoint {
-            self.created += 1;
-            self.changed.extend(cp.files.iter().cloned());
-            emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
-                checkpoint: cp.n,
-                commit: cp.commit,
-                files: cp.files,
-                call_id: call_id.map(|c| CallId(c.to_string())),
-            }))?;
+            self.record(cp, call_id, emitter)?;
         }
+        Ok(())
+    }
+
+    /// Three-way merges a sub-agent's changes (from `base` to `theirs`) into the worktree (see
+    /// [`TaskWorktree::merge_in`]); a clean merge is the next checkpoint, credited to `call_id`.
+    pub async fn merge_in(
+        &mut self,
+        base: &str,
+        theirs: &str,
+        message: String,
+        call_id: Option<&str>,
+        emitter: &Emitter,
+    ) -> Result<bosun_workspace::MergedIn, CoreError> {
+        let (base, theirs) = (base.to_string(), theirs.to_string());
+        let merged = self
+            .on_worktree("merge", move |wt| wt.merge_in(&base, &theirs, &message))
+            .await?;
+        if let bosun_workspace::MergedIn::Merged {
+            checkpoint: Some(cp),
+            ..
+        } = &merged
+        {
+            self.record(cp.clone(), call_id, emitter)?;
+        }
+        Ok(merged)
+    }
+
+    /// Puts `paths` back as they are in `from` (a sub-agent's changes outside its scope) and
+    /// records that as the next checkpoint. Returns the paths rewritten.
+    pub async fn put_back(
+        &mut self,
+        from: &str,
+        paths: Vec<String>,
+        call_id: Option<&str>,
+        emitter: &Emitter,
+    ) -> Result<Vec<String>, CoreError> {
+        let from = from.to_string();
+        let (rewritten, checkpoint) = self
+            .on_worktree("put back", move |wt| {
+                wt.put_back(&from, &paths, "bosun: put back changes outside the scope")
+            })
+            .await?;
+        if let Some(cp) = checkpoint {
+            self.record(cp, call_id, emitter)?;
+        }
+        Ok(rewritten)
+    }
+
+    /// The files the checkpoint just written changed, for a check after a command.
+    pub fn last_checkpoint_files(&self) -> Vec<String> {
+        self.last_files.clone()
+    }
+
+    fn record(
+        &mut self,
+        cp: bosun_workspace::Checkpoint,
+        call_id: Option<&str>,
+        emitter: &Emitter,
+    ) -> Result<(), CoreError> {
+        self.created += 1;
+        self.changed.extend(cp.files.iter().cloned());
+        self.last_files = cp.files.clone();
+        emitter.emit(EventMsg::CheckpointCreated(CheckpointCreated {
+            checkpoint: cp.n,
+            commit: cp.commit,
+            files: cp.files,
+            call_id: call_id.map(|c| CallId(c.to_string())),
+        }))?;
         Ok(())
     }
 

@@ -72,6 +72,9 @@ pub struct BosunConfig {
     /// "local"`); see [`crate::routing`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingSettings>,
+    /// Sub-agents' caps and how many run at once (`[subagents]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagents: Option<crate::orchestrate::SubagentSettings>,
 }
 
 /// `[routing]`: a provider of this file per role. A role left out uses `main`'s (and `main`

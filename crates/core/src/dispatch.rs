@@ -47,6 +47,8 @@ pub struct DispatchEnv<'a> {
     pub guard: &'a std::sync::Mutex<bosun_syntax::GuardCache>,
     /// The task's repository map, for `symbols`.
     pub map: Option<Arc<bosun_context::LiveMap>>,
+    /// A sub-agent's scope: its edit tools refuse every other path.
+    pub scope: Option<&'a crate::orchestrate::Scope>,
 }
 
 struct CallEvents<'a> {
@@ -312,6 +314,24 @@ pub async fn dispatch(
             return Err(CoreError::Tool(m));
         }
     };
+    // A sub-agent changes only its scope.
+    if let (Some(scope), ToolAction::Write { paths }) = (env.scope, &action) {
+        let outside: Vec<&String> = paths.iter().filter(|p| !scope.allows(p)).collect();
+        if !outside.is_empty() {
+            let list: Vec<&str> = outside.iter().map(|p| p.as_str()).collect();
+            let message = events.end(
+                ToolCallStatus::Denied,
+                None,
+                Some(format!(
+                    "outside this sub-agent's scope: {} (it may change only {}); leave that file to the parent task",
+                    list.join(", "),
+                    scope.globs().join(", ")
+                )),
+                String::new(),
+            )?;
+            return Ok(nothing(message));
+        }
+    }
     let (mut decision, suggestions, sandbox_rules) = {
         let policy = env
             .policy

@@ -20,6 +20,7 @@ pub mod fork;
 mod guard;
 pub mod memory;
 pub mod nudge;
+pub mod orchestrate;
 mod policy_files;
 mod preview;
 pub mod profiles;

@@ -312,6 +312,9 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         max_nudges,
         service_tier: spec.provider.service_tier,
         max_output_tokens: spec.provider.max_output_tokens,
+        provider: spec.provider.clone(),
+        api_key_env: None,
+        link: None,
     }
     .start(messages)
 }

@@ -32,6 +32,7 @@ mod edit_blocks;
 mod layers;
 mod pins;
 pub(crate) use pins::{emit_pins, files_to_pin, pins_to_take_back};
+mod delegation;
 mod repo_map;
 mod verification;
 
@@ -71,6 +72,11 @@ pub struct TaskSpec {
     /// `--pin FILE`: files (relative to the repository) kept in every request, never dropped
     /// by compaction.
     pub pins: Vec<String>,
+    /// A sub-agent: its parent, depth, role, scope and caps (None for the user's task).
+    pub link: Option<crate::orchestrate::ChildLink>,
+    /// The conversation the task starts with, before its prompt (a sub-agent the parent shares
+    /// its transcript with).
+    pub transcript: Vec<ChatMessage>,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -116,6 +122,9 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         base = Some(source.base_commit.clone());
         fork_point = crate::fork::fork_commit(&store, from)?;
         conversation = crate::rebuild_conversation(&crate::fork::fork_prefix(&store, from, 0)?);
+    }
+    if conversation.is_empty() {
+        conversation = std::mem::take(&mut spec.transcript);
     }
     let (home, id) = (spec.home.clone(), task_id.0.clone());
     let fork_message = spec.fork.as_ref().map(|f| {
@@ -212,9 +221,9 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         owner_started: process_start_time(pid),
         max_steps: spec.max_steps,
         max_cost_usd: spec.max_cost_usd,
-        parent_task_id: None,
-        role: None,
-        depth: 0,
+        parent_task_id: spec.link.as_ref().map(|l| l.parent.clone()),
+        role: spec.link.as_ref().map(|l| l.role.clone()),
+        depth: spec.link.as_ref().map_or(0, |l| l.depth),
     };
     if let Err(e) = store.create_task(&new_task) {
         let _ = tokio::task::spawn_blocking(move || worktree.release()).await;
@@ -293,6 +302,9 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         max_nudges,
         service_tier: spec.provider.service_tier,
         max_output_tokens: spec.provider.max_output_tokens,
+        provider: spec.provider.clone(),
+        api_key_env: spec.api_key_env.clone(),
+        link: spec.link.clone(),
     };
     conversation.push(ChatMessage::User { content: prompt });
     launch.start(conversation)
@@ -325,6 +337,12 @@ pub(crate) struct Launch {
     /// The provider's service tier (prices) and response limit (budget reservations).
     pub service_tier: bosun_model::ServiceTier,
     pub max_output_tokens: u32,
+    /// The task's own provider (its `main` role) and the variable holding its key: what its
+    /// sub-agents use when no role routes them elsewhere.
+    pub provider: ProviderConfig,
+    pub api_key_env: Option<String>,
+    /// Set for a sub-agent (see [`crate::orchestrate`]).
+    pub link: Option<crate::orchestrate::ChildLink>,
 }
 
 impl Launch {
@@ -351,6 +369,9 @@ impl Launch {
             max_nudges,
             service_tier,
             max_output_tokens,
+            provider,
+            api_key_env,
+            link,
         } = self;
         let spend = crate::spend::Spend::new(
             crate::spend::spend_limits(&home, &worktree.repo_root)?,
@@ -433,10 +454,17 @@ impl Launch {
         }
 
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-        let cancel = CancellationToken::new();
+        // A sub-agent stops with its parent, and asks its approvals through the parent's gate.
+        let cancel = match &link {
+            Some(l) => l.cancel.child_token(),
+            None => CancellationToken::new(),
+        };
         let pending = Arc::new(Mutex::new(Vec::new()));
         let pin_ops = Arc::new(Mutex::new(Vec::new()));
-        let gate = Arc::new(ApprovalGate::default());
+        let gate = match &link {
+            Some(l) => Arc::clone(&l.gate),
+            None => Arc::new(ApprovalGate::default()),
+        };
         tokio::spawn(watch_ops(
             ops_rx,
             cancel.clone(),
@@ -506,14 +534,28 @@ impl Launch {
             committed_secrets,
             checkpointer: Checkpointer::new(worktree, changed_before),
             client,
-            registry: ToolRegistry::builtin(),
+            registry: {
+                let mut registry = ToolRegistry::builtin();
+                // The user's task and its children may delegate; a child's child may not.
+                if link
+                    .as_ref()
+                    .is_none_or(|l| l.depth < crate::orchestrate::MAX_DEPTH)
+                {
+                    registry.register(Arc::new(bosun_tools::Delegate));
+                }
+                registry
+            },
             policy: RwLock::new(policy),
             policy_files,
             gate,
             sandboxing,
             budget: Budget::new(prices, max_steps, max_cost_usd)
                 .with_spent(spent_usd)
-                .with_tier(service_tier),
+                .with_tier(service_tier)
+                .with_max_tokens(link.as_ref().map(|l| l.max_tokens)),
+            provider,
+            api_key_env,
+            link,
             spend,
             redaction,
             emitter,
@@ -593,12 +635,18 @@ macro_rules! dispatch_env {
             env_remove: $run.env_remove.clone(),
             guard: &$run.guard,
             map: Some(std::sync::Arc::clone(&$run.map)),
+            scope: $run.link.as_ref().map(|l| &l.scope),
         }
     };
 }
 use dispatch_env;
 
 struct TaskRun {
+    /// The task's own provider and its key variable (see [`Launch::provider`]).
+    provider: ProviderConfig,
+    api_key_env: Option<String>,
+    /// Set for a sub-agent: its parent, depth, role, scope.
+    link: Option<crate::orchestrate::ChildLink>,
     /// The edit guard's parse trees (see `crate::guard`).
     guard: std::sync::Mutex<bosun_syntax::GuardCache>,
     /// The checks and what their rounds found so far.
@@ -827,6 +875,7 @@ impl TaskRun {
         tool: &str,
         messages: &mut [ChatMessage],
     ) -> Result<(), CoreError> {
+        let before = self.checkpointer.latest_commit();
         if command {
             self.checkpointer.verify(&self.emitter).await?;
             if !self.sandboxing.refuses_set_id() {
@@ -841,6 +890,11 @@ impl TaskRun {
         self.checkpointer
             .after_tool(touched, tool, call_id, &self.emitter)
             .await?;
+        // A sub-agent's command changed files outside its scope: put back.
+        if command && let Some(before) = before {
+            self.revert_outside_scope(&before, call_id, messages)
+                .await?;
+        }
         self.edit_checks(messages, &edited).await
     }
 
@@ -866,6 +920,14 @@ impl TaskRun {
                     } else {
                         "s"
                     }
+                ),
+            }));
+        }
+        if let Some(max) = self.budget.tokens_exceeded() {
+            return Ok(Err(TaskOutcome {
+                status: TaskStatus::BudgetExceeded,
+                summary: format!(
+                    "stopped at its token cap of {max} tokens ([subagents] max_tokens in config.toml)"
                 ),
             }));
         }
@@ -1150,7 +1212,7 @@ impl TaskRun {
                     status: TaskStatus::BudgetExceeded,
                     summary: format!(
                         "stopped: the task cost ${:.4}, over its limit of ${max:.4} (--max-cost-usd)",
-                        self.budget.total_cost_usd()
+                        self.budget.cost_with_children_usd()
                     ),
                 });
             }
@@ -1249,6 +1311,20 @@ impl TaskRun {
             let only_writes = calls
                 .iter()
                 .all(|c| matches!(c.name.as_str(), "write_file" | "edit_file" | "apply_patch"));
+            // Sub-agents first: the reply's `delegate` calls run together (side by side when
+            // their scopes are disjoint), their results taken in the order of the calls.
+            let mut delegated = if self.can_delegate() && calls.iter().any(|c| c.name == "delegate")
+            {
+                let recovered_ids: Vec<String> = calls
+                    .iter()
+                    .filter(|c| recovered_call(c))
+                    .map(|c| c.id.clone())
+                    .collect();
+                self.run_delegates(&calls, &messages, &recovered_ids)
+                    .await?
+            } else {
+                Default::default()
+            };
             for (i, call) in calls.iter().enumerate() {
                 if self.cancel.is_cancelled() {
                     skip_calls(&mut messages, &calls[i..], "not run: the task was stopped");
@@ -1260,6 +1336,12 @@ impl TaskRun {
                         self.note_redacted(self.redaction.text(content))?;
                     }
                     messages.push(refused);
+                    continue;
+                }
+                if call.name == "delegate"
+                    && let Some(result) = delegated.remove(&call.id)
+                {
+                    messages.push(result);
                     continue;
                 }
                 let command = call.name == "run_command";

@@ -61,6 +61,10 @@ pub struct MockOptions {
     /// A model request that offers no tools (a summary, a commit message) is answered with
     /// this text, without taking a scripted reply.
     pub summary_reply: Option<String>,
+    /// Scripts of their own for some conversations: a request whose first user message
+    /// contains the marker takes the next reply of that script instead of the main one (a
+    /// sub-agent's requests, which run beside their parent's in any order).
+    pub routes: Vec<(String, Vec<MockReply>)>,
 }
 
 struct Shared {
@@ -72,6 +76,7 @@ struct Shared {
     tokenize: bool,
     window: Option<u64>,
     summary_reply: Option<String>,
+    routes: Vec<(String, Mutex<VecDeque<MockReply>>)>,
     /// Set when the server stops: replies that hang or never end finish then.
     stopping: watch::Sender<bool>,
 }
@@ -212,6 +217,11 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         tokenize: options.tokenize,
         window: options.window,
         summary_reply: options.summary_reply.clone(),
+        routes: options
+            .routes
+            .iter()
+            .map(|(marker, replies)| (marker.clone(), Mutex::new(replies.clone().into())))
+            .collect(),
         stopping: watch::channel(false).0,
     }))
 }
@@ -353,7 +363,16 @@ async fn handle(
             chunk_delay_ms: 0,
             cut_after_events: None,
         });
-    let Some(reply) = summary.or_else(|| lock(&shared.replies).pop_front()) else {
+    let first_user = first_user_text(&body_json);
+    let route = shared
+        .routes
+        .iter()
+        .find(|(marker, _)| first_user.contains(marker.as_str()));
+    let next = || match route {
+        Some((_, replies)) => lock(replies).pop_front(),
+        None => lock(&shared.replies).pop_front(),
+    };
+    let Some(reply) = summary.or_else(next) else {
         return json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             &json!({"error": {"message": "mock model: script exhausted"}}),
@@ -561,5 +580,28 @@ fn push_replies(shared: &Shared, body: &[u8]) -> Response {
             StatusCode::BAD_REQUEST,
             &json!({"error": {"message": format!("mock model: not a MockReply or an array of them: {e}")}}),
         ),
+    }
+}
+
+/// The text of a request's first user message (OpenAI Chat or Anthropic Messages), for
+/// [`MockOptions::routes`].
+fn first_user_text(body: &Value) -> String {
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return String::new();
+    };
+    let Some(first) = messages
+        .iter()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+    else {
+        return String::new();
+    };
+    match first.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
     }
 }

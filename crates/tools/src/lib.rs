@@ -11,6 +11,7 @@
 
 mod apply_patch;
 mod begin_patch;
+mod delegate;
 mod edit_file;
 mod edit_match;
 mod list_dir;
@@ -26,6 +27,7 @@ mod update_plan;
 mod write_file;
 
 pub use apply_patch::ApplyPatch;
+pub use delegate::{Delegate, DelegateArgs};
 pub use edit_file::EditFile;
 pub use list_dir::ListDir;
 pub use path::normalize_rel;

@@ -316,3 +316,26 @@ mod tests {
         assert!(!dir.exists());
     }
 }
+
+/// The paths that differ between two commits (or trees) of the repository, sorted.
+pub fn changed_between(repo_root: &Path, from: &str, to: &str) -> Result<Vec<String>> {
+    let user = open_user_repo(repo_root)?;
+    let a = user
+        .find_tree(peel_tree(&user, from)?)
+        .git_ctx("reading a tree")?;
+    let b = user
+        .find_tree(peel_tree(&user, to)?)
+        .git_ctx("reading a tree")?;
+    let diff = user
+        .diff_tree_to_tree(Some(&a), Some(&b), None)
+        .git_ctx("comparing two states")?;
+    let mut paths = std::collections::BTreeSet::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(p) = file.path().and_then(|p| p.to_str()) {
+                paths.insert(p.to_string());
+            }
+        }
+    }
+    Ok(paths.into_iter().collect())
+}

@@ -289,3 +289,99 @@ fn entry_in(tree: &Tree<'_>, path: &str) -> Option<(git2::Oid, u32)> {
         .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
         .map(|e| (e.id(), e.filemode() as u32))
 }
+
+/// What [`TaskWorktree::merge_in`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergedIn {
+    /// The other side's changes are in the worktree now, recorded as a checkpoint (None when
+    /// they changed nothing the worktree did not already hold).
+    Merged {
+        files: Vec<String>,
+        checkpoint: Option<Checkpoint>,
+    },
+    /// Both sides changed these paths in ways that do not combine: nothing was written.
+    Conflicts(Vec<String>),
+}
+
+impl TaskWorktree {
+    /// Three-way merges the changes `theirs` made since `base` (commits of the repository: a
+    /// sub-agent's start and end) into the worktree's recorded state, as a review merge does
+    /// (`merge_trees`). Every path is decided before anything is written: a conflict writes
+    /// nothing. A clean merge is recorded as the next checkpoint with `message`.
+    pub fn merge_in(&mut self, base: &str, theirs: &str, message: &str) -> Result<MergedIn> {
+        self.ensure_present()?;
+        let oid = |c: &str| {
+            git2::Oid::from_str(c).map_err(|_| WorkspaceError::UnknownBase {
+                repo: self.repo_root.clone(),
+                base: c.to_string(),
+            })
+        };
+        let (base, theirs) = (oid(base)?, oid(theirs)?);
+        let merged = {
+            let base_tree = tree_of(&self.repo, base)?;
+            let ours_tree = self.tree_of_latest()?;
+            let theirs_tree = tree_of(&self.repo, theirs)?;
+            let mut index = self
+                .repo
+                .merge_trees(&base_tree, &ours_tree, &theirs_tree, None)
+                .git_ctx("merging a sub-agent's changes")?;
+            if index.has_conflicts() {
+                let mut paths = BTreeSet::new();
+                for conflict in index.conflicts().git_ctx("listing conflicts")?.flatten() {
+                    for entry in [conflict.our, conflict.their, conflict.ancestor]
+                        .into_iter()
+                        .flatten()
+                    {
+                        paths.insert(String::from_utf8_lossy(&entry.path).into_owned());
+                    }
+                }
+                return Ok(MergedIn::Conflicts(paths.into_iter().collect()));
+            }
+            index
+                .write_tree_to(&self.repo)
+                .git_ctx("writing the merged tree")?
+        };
+        let (files, checkpoint) = self.switch_to(merged, message)?;
+        Ok(MergedIn::Merged { files, checkpoint })
+    }
+
+    /// Puts `paths` back as they are in `from` (a commit of the repository; a path it does not
+    /// hold is deleted) and records the result as the next checkpoint with `message`: a
+    /// sub-agent's changes outside its scope are undone so. Returns the paths rewritten.
+    pub fn put_back(
+        &mut self,
+        from: &str,
+        paths: &[String],
+        message: &str,
+    ) -> Result<(Vec<String>, Option<Checkpoint>)> {
+        self.ensure_present()?;
+        let from = git2::Oid::from_str(from).map_err(|_| WorkspaceError::UnknownBase {
+            repo: self.repo_root.clone(),
+            base: from.to_string(),
+        })?;
+        let target = {
+            let old = tree_of(&self.repo, from)?;
+            let latest = self.tree_of_latest()?;
+            let mut update = git2::build::TreeUpdateBuilder::new();
+            for path in paths {
+                match old.get_path(Path::new(path)) {
+                    Ok(e) if e.kind() != Some(git2::ObjectType::Tree) => {
+                        let mode = match e.filemode() {
+                            0o100755 => git2::FileMode::BlobExecutable,
+                            0o120000 => git2::FileMode::Link,
+                            _ => git2::FileMode::Blob,
+                        };
+                        update.upsert(path.as_str(), e.id(), mode);
+                    }
+                    _ => {
+                        update.remove(path.as_str());
+                    }
+                }
+            }
+            update
+                .create_updated(&self.repo, &latest)
+                .git_ctx("putting paths back")?
+        };
+        self.switch_to(target, message)
+    }
+}

@@ -36,12 +36,12 @@ mod tree_edit;
 pub mod watch;
 
 pub use check_dir::{
-    CheckDirLock, check_dir_path, evict_check_dirs, latest_checkpoint_commit, lock_check_dir,
-    remove_check_dir, sync_check_dir, tree_id, user_git_dir,
+    CheckDirLock, changed_between, check_dir_path, evict_check_dirs, latest_checkpoint_commit,
+    lock_check_dir, remove_check_dir, sync_check_dir, tree_id, user_git_dir,
 };
 pub use entry::normalise as normalise_path;
 pub use error::WorkspaceError;
-pub use history::{DiffPoint, Restored};
+pub use history::{DiffPoint, MergedIn, Restored};
 pub use pool::{
     DEFAULT_MAX_IDLE_PER_REPO, DiskUsage, WorktreeUsage, remove_idle_worktrees, worktree_disk_usage,
 };

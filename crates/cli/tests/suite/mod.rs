@@ -33,5 +33,6 @@ mod sandbox;
 mod selectors;
 mod split_secrets;
 mod stats;
+mod subagents;
 mod support;
 mod watch;

@@ -1,0 +1,620 @@
+//! Sub-agents: `delegate` hands a subtask to a child task with a fresh context, its own caps
+//! and a scope; disjoint children run side by side and are merged back one at a time with the
+//! checks after each merge; overlapping ones run one after another; stopping the parent stops
+//! them; a child of a child gets no `delegate` tool; a role routes a child to its own model.
+
+use super::support::*;
+use bosun_protocol::{Event, EventMsg, TaskId, TaskStatus};
+use bosun_store::{Store, TaskRow};
+use bosun_testkit::{MockModelServer, MockOptions, MockReply};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn server(main: Vec<MockReply>, routes: Vec<(&str, Vec<MockReply>)>) -> MockModelServer {
+    MockModelServer::start_blocking_with(
+        main,
+        MockOptions {
+            routes: routes
+                .into_iter()
+                .map(|(m, r)| (m.to_string(), r))
+                .collect(),
+            ..MockOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+fn delegate(id: &str, brief: &str, scope: &[&str]) -> bosun_testkit::MockToolCall {
+    call(id, "delegate", json!({"brief": brief, "scope": scope}))
+}
+
+fn store(env: &Env) -> Store {
+    Store::open(&env.home.join("bosun.db")).unwrap()
+}
+
+fn children(env: &Env, parent: &str) -> Vec<TaskRow> {
+    store(env).children(&TaskId::from(parent)).unwrap()
+}
+
+fn events_of(env: &Env, task: &TaskId) -> Vec<Event> {
+    store(env).events(task, 0, 100_000).unwrap()
+}
+
+fn finished_of(events: &[Event]) -> Vec<&bosun_protocol::SubagentFinished> {
+    events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::SubagentFinished(f) => Some(f),
+            _ => None,
+        })
+        .collect()
+}
+
+fn started_of(events: &[Event]) -> Vec<&bosun_protocol::SubagentStarted> {
+    events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::SubagentStarted(s) => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The requests whose first user message holds `marker`.
+fn requests_with(server: &MockModelServer, marker: &str) -> Vec<bosun_testkit::RecordedRequest> {
+    server
+        .model_requests()
+        .into_iter()
+        .filter(|r| {
+            messages(r)
+                .iter()
+                .find(|m| m["role"] == "user")
+                .and_then(|m| m["content"].as_str())
+                .is_some_and(|c| c.contains(marker))
+        })
+        .collect()
+}
+
+fn tool_names(r: &bosun_testkit::RecordedRequest) -> Vec<String> {
+    r.body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_child_starts_fresh_with_its_brief_its_work_lands_in_the_parent_and_its_result_reaches_it() {
+    let env = Env::new();
+    let server = server(
+        vec![
+            tools(vec![delegate(
+                "d1",
+                "CHILD-A: write notes.txt saying hello",
+                &["notes.txt"],
+            )]),
+            text("The sub-agent wrote the notes."),
+        ],
+        vec![(
+            "CHILD-A",
+            vec![
+                tools(vec![call(
+                    "w1",
+                    "write_file",
+                    json!({"path": "notes.txt", "content": "hello\n"}),
+                )]),
+                text("Wrote notes.txt."),
+            ],
+        )],
+    );
+    let run = env.run(
+        &server,
+        "PARENT-PROMPT: organise the notes",
+        &["--no-checks"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    // The child's requests hold its brief, never the parent's prompt or transcript.
+    let child_requests = requests_with(&server, "CHILD-A");
+    assert_eq!(child_requests.len(), 2);
+    for r in &child_requests {
+        assert!(
+            !r.body.to_string().contains("PARENT-PROMPT"),
+            "a child saw the parent's prompt: {}",
+            r.body
+        );
+    }
+    // It is a task of its own, named by its parent; lists show only the parent.
+    let parent = run.task_id();
+    let kids = children(&env, &parent);
+    assert_eq!(kids.len(), 1);
+    let child = &kids[0];
+    assert_eq!(
+        child.parent_task_id.as_ref().map(|p| p.0.clone()),
+        Some(parent.clone())
+    );
+    assert_eq!((child.role.as_deref(), child.depth), (Some("worker"), 1));
+    assert_eq!(child.status, TaskStatus::Completed);
+    let listed: Vec<String> = store(&env)
+        .tasks()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id.0)
+        .collect();
+    assert_eq!(listed, [parent.clone()]);
+    // The parent's timeline tells the story; its result went back to the model.
+    let started = started_of(&run.events);
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0].child_task_id, child.id);
+    assert_eq!(started[0].scope, ["notes.txt"]);
+    assert_eq!(started[0].role, "worker");
+    assert!(!started[0].parallel);
+    let finished = finished_of(&run.events);
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].status, TaskStatus::Completed);
+    assert_eq!(finished[0].files, ["notes.txt"]);
+    assert_eq!(finished[0].merge, "applied");
+    assert_eq!(finished[0].steps, 2);
+    let result = tool_result(&server, "d1");
+    assert!(result.contains("\"status\": \"completed\""), "{result}");
+    assert!(result.contains("notes.txt"), "{result}");
+    assert!(result.contains("Wrote notes.txt."), "{result}");
+    // The work is in the parent's worktree, recorded as its checkpoint.
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("notes.txt")).unwrap(),
+        "hello\n"
+    );
+    assert!(run.events.iter().any(|e| matches!(&e.msg,
+        EventMsg::CheckpointCreated(c) if c.files == ["notes.txt"] && c.call_id.as_ref().is_some_and(|id| id.0 == "d1"))));
+    // The CLI shows it.
+    let (ok, shown, _) = env.text(&["show", &parent]);
+    assert!(ok);
+    assert!(shown.contains("sub-agent"), "{shown}");
+}
+
+#[test]
+fn a_child_changes_only_its_scope_its_commands_changes_outside_are_put_back_and_it_stops_at_its_cap()
+ {
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(env.home.join("config.toml"), "[subagents]\nmax_steps = 3\n").unwrap();
+    let server = server(
+        vec![
+            tools(vec![delegate("d1", "SCOPED: update notes", &["notes.txt"])]),
+            text("done"),
+        ],
+        vec![(
+            "SCOPED",
+            vec![
+                tools(vec![call(
+                    "w-out",
+                    "write_file",
+                    json!({"path": "README.md", "content": "taken over\n"}),
+                )]),
+                tools(vec![call(
+                    "sh",
+                    "run_command",
+                    json!({"command": "echo inside > notes.txt; echo outside > stray.txt; echo changed >> README.md"}),
+                )]),
+                // Past its cap of 3 requests: never asked for.
+                tools(vec![call("r", "read_file", json!({"path": "notes.txt"}))]),
+                text("never sent"),
+            ],
+        )],
+    );
+    let readme_before = std::fs::read_to_string(env.repo.join("README.md")).unwrap();
+    let run = env.run(&server, "keep the notes", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let kid = &children(&env, &run.task_id())[0];
+    let kid_events = events_of(&env, &kid.id);
+    // The edit outside the scope was refused.
+    let refused = kid_events.iter().find_map(|e| match &e.msg {
+        EventMsg::ToolCallEnd(end) if end.call_id.0 == "w-out" => Some(end.clone()),
+        _ => None,
+    });
+    let refused = refused.unwrap();
+    assert_eq!(refused.status, bosun_protocol::ToolCallStatus::Denied);
+    assert!(
+        refused
+            .error
+            .unwrap()
+            .contains("outside this sub-agent's scope")
+    );
+    // The command's changes outside were put back; the one inside kept.
+    let command_result = tool_result(&server, "sh");
+    assert!(command_result.contains("put back"), "{command_result}");
+    assert!(command_result.contains("stray.txt"), "{command_result}");
+    assert_eq!(
+        requests_with(&server, "SCOPED").len(),
+        3,
+        "the cap is 3 requests"
+    );
+    assert_eq!(kid.status, TaskStatus::MaxSteps);
+    let finished = finished_of(&run.events);
+    assert_eq!(finished[0].status, TaskStatus::MaxSteps);
+    assert_eq!(finished[0].reverted, ["README.md", "stray.txt"]);
+    let wt = run.worktree();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("notes.txt")).unwrap(),
+        "inside\n"
+    );
+    assert!(!wt.join("stray.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(wt.join("README.md")).unwrap(),
+        readme_before
+    );
+    let result = tool_result(&server, "d1");
+    assert!(result.contains("max_steps"), "{result}");
+}
+
+#[test]
+fn disjoint_children_run_side_by_side_and_merge_with_the_checks_after_each_merge() {
+    let env = Env::new();
+    let slow = |path: &str, content: &str| MockReply::Reply {
+        text: "Working on it, step by step, slowly and carefully.".into(),
+        tool_calls: vec![call(
+            "w",
+            "write_file",
+            json!({"path": path, "content": content}),
+        )],
+        usage: usage(50, 5),
+        chunk_delay_ms: 120,
+        cut_after_events: None,
+    };
+    let server = server(
+        vec![
+            tools(vec![
+                delegate("da", "PART-A: write a/one.txt", &["a/**"]),
+                delegate("db", "PART-B: write b/two.txt", &["b/**"]),
+            ]),
+            text("both parts done"),
+        ],
+        vec![
+            ("PART-A", vec![slow("a/one.txt", "one\n"), text("a done")]),
+            ("PART-B", vec![slow("b/two.txt", "two\n"), text("b done")]),
+        ],
+    );
+    let run = env.run(&server, "do both parts", &["--check", "test -f README.md"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let started = started_of(&run.events);
+    assert_eq!(started.len(), 2);
+    assert!(started.iter().all(|s| s.parallel));
+    // Their requests overlapped in time: each child's first reply streams for over a second,
+    // and the other child had started before it ended.
+    let kids = children(&env, &run.task_id());
+    assert_eq!(kids.len(), 2);
+    let spans: Vec<(String, String)> = kids
+        .iter()
+        .map(|k| {
+            let evs = events_of(&env, &k.id);
+            let first_delta = evs
+                .iter()
+                .find(|e| matches!(e.msg, EventMsg::TaskStarted(_)))
+                .map(|e| e.ts.clone())
+                .unwrap();
+            let first_usage = evs
+                .iter()
+                .find(|e| matches!(e.msg, EventMsg::Usage(_)))
+                .map(|e| e.ts.clone())
+                .unwrap();
+            (first_delta, first_usage)
+        })
+        .collect();
+    assert!(
+        spans[0].0 < spans[1].1 && spans[1].0 < spans[0].1,
+        "the children's first responses did not overlap: {spans:?}"
+    );
+    // Merged one at a time, the checks after each merge.
+    let finished = finished_of(&run.events);
+    assert_eq!(finished.len(), 2);
+    assert!(finished.iter().all(|f| f.merge == "merged"), "{finished:?}");
+    assert!(
+        finished
+            .iter()
+            .all(|f| f.checks.len() == 1
+                && f.checks[0].status == bosun_protocol::CheckStatus::Passed)
+    );
+    let order: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::CheckpointCreated(_) => Some("checkpoint"),
+            EventMsg::CheckFinished(_) => Some("check"),
+            EventMsg::SubagentFinished(_) => Some("finished"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        &order[..6],
+        [
+            "checkpoint",
+            "check",
+            "finished",
+            "checkpoint",
+            "check",
+            "finished"
+        ]
+    );
+    let wt = run.worktree();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("a/one.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("b/two.txt")).unwrap(),
+        "two\n"
+    );
+}
+
+#[test]
+fn overlapping_children_run_one_after_another_each_on_the_state_the_one_before_left() {
+    let env = Env::new();
+    let server = server(
+        vec![
+            tools(vec![
+                delegate("d1", "FIRST: write src/a.txt", &["src/**"]),
+                delegate("d2", "SECOND: extend src/a.txt", &["src/a.txt"]),
+            ]),
+            text("done"),
+        ],
+        vec![
+            (
+                "FIRST",
+                vec![
+                    tools(vec![call(
+                        "w1",
+                        "write_file",
+                        json!({"path": "src/a.txt", "content": "first\n"}),
+                    )]),
+                    text("first done"),
+                ],
+            ),
+            (
+                "SECOND",
+                vec![
+                    tools(vec![call("r2", "read_file", json!({"path": "src/a.txt"}))]),
+                    tools(vec![call(
+                        "w2",
+                        "write_file",
+                        json!({"path": "src/a.txt", "content": "first\nsecond\n"}),
+                    )]),
+                    text("second done"),
+                ],
+            ),
+        ],
+    );
+    let run = env.run(&server, "two steps on one file", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let started = started_of(&run.events);
+    assert!(started.iter().all(|s| !s.parallel), "{started:?}");
+    let kids = children(&env, &run.task_id());
+    assert_eq!(kids.len(), 2);
+    let (first, second) = if kids[0].prompt.contains("FIRST") {
+        (&kids[0], &kids[1])
+    } else {
+        (&kids[1], &kids[0])
+    };
+    // The second started after the first finished, from its result.
+    assert!(second.created_at >= *first.finished_at.as_ref().unwrap());
+    assert!(tool_result(&server, "r2").contains("first"));
+    let finished = finished_of(&run.events);
+    assert!(
+        finished.iter().all(|f| f.merge == "applied"),
+        "{finished:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("src/a.txt")).unwrap(),
+        "first\nsecond\n"
+    );
+}
+
+#[test]
+fn stopping_the_parent_stops_its_children_and_no_request_is_sent_after_the_stop() {
+    let env = Env::new();
+    let server = server(
+        vec![
+            tools(vec![delegate(
+                "d1",
+                "LONG-CHILD: think hard",
+                &["notes.txt"],
+            )]),
+            text("x"),
+        ],
+        vec![(
+            "LONG-CHILD",
+            vec![
+                MockReply::Reply {
+                    text: "thinking ".repeat(200),
+                    tool_calls: vec![],
+                    usage: usage(10, 10),
+                    chunk_delay_ms: 100,
+                    cut_after_events: None,
+                },
+                text("never asked"),
+            ],
+        )],
+    );
+    let base = format!("{}/v1", server.url());
+    let mut child = env
+        .bosun()
+        .args([
+            "run",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--no-checks",
+            "--repo",
+        ])
+        .arg(&env.repo)
+        .args([
+            "--prompt",
+            "delegate it",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ])
+        .args(["--model", "mock-model"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut events = Vec::new();
+    for line in lines.by_ref() {
+        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
+        let started = matches!(ev.msg, EventMsg::SubagentStarted(_));
+        events.push(ev);
+        if started {
+            break;
+        }
+    }
+    // The child is streaming its first reply.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let requests_at_stop = server.model_requests().len();
+    assert_eq!(requests_at_stop, 2, "the parent's and the child's first");
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    for line in lines {
+        events.push(serde_json::from_str(&line.unwrap()).unwrap());
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(server.model_requests().len(), requests_at_stop);
+    let parent = events[0].task_id.clone();
+    let kids = store(&env).children(&parent).unwrap();
+    assert_eq!(kids[0].status, TaskStatus::Interrupted);
+    assert!(events.iter().any(|e| matches!(&e.msg,
+        EventMsg::TaskFinished(f) if f.status == TaskStatus::Interrupted)));
+}
+
+#[test]
+fn a_child_may_delegate_once_more_but_a_child_at_depth_two_has_no_delegate_tool() {
+    let env = Env::new();
+    let server = server(
+        vec![
+            tools(vec![delegate(
+                "d1",
+                "DEPTH-ONE: split the docs work",
+                &["docs/**"],
+            )]),
+            text("done"),
+        ],
+        vec![
+            (
+                "DEPTH-ONE",
+                vec![
+                    tools(vec![delegate(
+                        "d2",
+                        "DEPTH-TWO: write docs/a.md",
+                        &["docs/a.md"],
+                    )]),
+                    text("delegated"),
+                ],
+            ),
+            (
+                "DEPTH-TWO",
+                vec![
+                    tools(vec![call(
+                        "w",
+                        "write_file",
+                        json!({"path": "docs/a.md", "content": "# A\n"}),
+                    )]),
+                    text("written"),
+                ],
+            ),
+        ],
+    );
+    let run = env.run(&server, "write the docs", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let parent_tools = tool_names(&server.model_requests()[0]);
+    assert!(parent_tools.contains(&"delegate".to_string()));
+    let one = requests_with(&server, "DEPTH-ONE");
+    assert!(tool_names(&one[0]).contains(&"delegate".to_string()));
+    let two = requests_with(&server, "DEPTH-TWO");
+    assert!(!two.is_empty());
+    for r in &two {
+        assert!(!tool_names(r).contains(&"delegate".to_string()));
+    }
+    let depth_one = &children(&env, &run.task_id())[0];
+    let depth_two = store(&env).children(&depth_one.id).unwrap();
+    assert_eq!(depth_two.len(), 1);
+    assert_eq!(depth_two[0].depth, 2);
+    assert_eq!(
+        std::fs::read_to_string(run.worktree().join("docs/a.md")).unwrap(),
+        "# A\n"
+    );
+}
+
+#[test]
+fn the_worker_role_routes_children_to_its_own_model_and_a_bad_call_says_what_would_do() {
+    let env = Env::new();
+    let worker = server(
+        vec![],
+        vec![(
+            "ROUTED",
+            vec![
+                tools(vec![call(
+                    "w",
+                    "write_file",
+                    json!({"path": "notes.txt", "content": "cheap\n"}),
+                )]),
+                text("done cheaply"),
+            ],
+        )],
+    );
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[providers.cheap]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"cheap-model\"\n\n[routing]\nworker = \"cheap\"\n",
+            worker.url()
+        ),
+    )
+    .unwrap();
+    let main = server(
+        vec![
+            tools(vec![
+                call(
+                    "bad",
+                    "delegate",
+                    json!({"brief": "BAD", "scope": ["x"], "checks": ["nope"]}),
+                ),
+                call("bad2", "delegate", json!({"brief": "  ", "scope": ["x"]})),
+                call(
+                    "bad3",
+                    "delegate",
+                    json!({"brief": "b", "scope": ["../outside"]}),
+                ),
+            ]),
+            tools(vec![delegate("d1", "ROUTED: write notes", &["notes.txt"])]),
+            text("done"),
+        ],
+        vec![],
+    );
+    let run = env.run(&main, "route it", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert!(tool_result(&main, "bad").contains("no check named \"nope\""));
+    assert!(tool_result(&main, "bad2").contains("needs a brief"));
+    assert!(tool_result(&main, "bad3").contains("outside the worktree"));
+    let routed = worker.model_requests();
+    assert_eq!(routed.len(), 2);
+    assert!(routed.iter().all(|r| r.body["model"] == "cheap-model"));
+    assert!(
+        main.model_requests()
+            .iter()
+            .all(|r| r.body["model"] == "mock-model")
+    );
+    let started = started_of(&run.events);
+    assert_eq!(
+        (started[0].model.as_str(), started[0].provider.as_str()),
+        ("cheap-model", "cheap")
+    );
+}
