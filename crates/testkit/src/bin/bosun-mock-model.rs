@@ -1,4 +1,4 @@
-//! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl] [--props FILE.json]`: serves a scripted
+//! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl] [--props FILE.json] [--route MARKER=FILE.json …]`: serves a scripted
 //! model (OpenAI Chat Completions at `/v1/chat/completions`, Anthropic Messages at
 //! `/v1/messages`) and prints `listening http://127.0.0.1:PORT` as its first line.
 
@@ -31,6 +31,10 @@ struct Args {
     /// `context_length_exceeded`
     #[arg(long)]
     window: Option<u64>,
+    /// `MARKER=FILE.json` (repeatable): a request whose first user message contains MARKER
+    /// takes its replies from FILE's script instead (a sub-agent's conversation).
+    #[arg(long = "route")]
+    routes: Vec<String>,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -54,6 +58,17 @@ async fn main() -> anyhow::Result<()> {
         ),
         None => None,
     };
+    let mut routes = Vec::new();
+    for route in &args.routes {
+        let (marker, file) = route
+            .split_once('=')
+            .with_context(|| format!("--route {route:?}: use MARKER=FILE.json"))?;
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("while reading the route script {file}"))?;
+        let replies: Vec<MockReply> = serde_json::from_str(&text)
+            .with_context(|| format!("while parsing the route script {file}"))?;
+        routes.push((marker.to_string(), replies));
+    }
     let server = MockModelServer::start_with(
         replies,
         MockOptions {
@@ -63,6 +78,7 @@ async fn main() -> anyhow::Result<()> {
             tokenize: false,
             window: args.window,
             summary_reply: None,
+            routes,
         },
     )
     .await
