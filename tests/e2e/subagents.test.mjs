@@ -52,18 +52,25 @@ describe("sub-agents in the app", () => {
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "initial commit");
 
-    // One child, run on the parent's state: the requests come in this order.
+    // The parent's conversation, and the child's (its first user message holds the brief).
     const mockDir = join(work, "mock");
     mkdirSync(mockDir, { recursive: true });
-    const mock = await startMockModel(mockDir, [
-      // The parent delegates.
-      { kind: "reply", text: "A sub-agent will write it.", tool_calls: [{ id: "call_d", name: "delegate", arguments: JSON.stringify({ brief: BRIEF, scope: ["notes.txt"] }) }] },
-      // The child, slowly: the window has time to show it running.
-      { kind: "reply", text: "Writing notes.txt now.", chunk_delay_ms: 400, tool_calls: [{ id: "call_w", name: "write_file", arguments: JSON.stringify({ path: "notes.txt", content: NOTES }) }] },
-      { kind: "reply", text: "Wrote notes.txt with the first note.", chunk_delay_ms: 300 },
-      // The parent, with the child's result.
-      { kind: "reply", text: "The sub-agent wrote notes.txt." },
-    ]);
+    const mock = await startMockModel(
+      mockDir,
+      [
+        { kind: "reply", text: "A sub-agent will write it.", tool_calls: [{ id: "call_d", name: "delegate", arguments: JSON.stringify({ brief: BRIEF, scope: ["notes.txt"] }) }] },
+        { kind: "reply", text: "The sub-agent wrote notes.txt." },
+      ],
+      {
+        routes: {
+          // Slowly: the window has time to show the child at work.
+          [BRIEF]: [
+            { kind: "reply", text: "Writing notes.txt now.", chunk_delay_ms: 400, tool_calls: [{ id: "call_w", name: "write_file", arguments: JSON.stringify({ path: "notes.txt", content: NOTES }) }] },
+            { kind: "reply", text: "Wrote notes.txt with the first note.", chunk_delay_ms: 300 },
+          ],
+        },
+      },
+    );
     t.after(() => mock.stop());
 
     const driver = await startDriver({ env: { BOSUN_HOME: home } });
@@ -112,7 +119,8 @@ describe("sub-agents in the app", () => {
 
     // The child's first request held its brief, not the parent's prompt.
     const requests = recorded(mockDir);
-    const childFirst = JSON.stringify(requests[1]?.body?.messages ?? requests[1]);
+    assert.equal(requests.length, 4, "two requests each: the parent's and the child's");
+    const childFirst = JSON.stringify(requests[1].body.messages);
     assert.ok(childFirst.includes(BRIEF), "the child's first request holds its brief");
     assert.ok(!childFirst.includes(PROMPT), "and not the parent's prompt");
 
