@@ -130,6 +130,8 @@ describe("sub-agents in the app", () => {
     await waitFor("its write_file call", () => app.find('.pane [data-tool="write_file"]'), 30_000);
     assert.match(await app.textOf(".pane"), /notes\.txt/);
     assert.match(await app.textOf('[data-testid="subagent-back"]'), new RegExp(PROMPT));
+    // It answers to its parent: no follow-up box of its own.
+    await waitFor("the note instead of a follow-up box", () => app.find('[data-testid="subagent-no-followup"]'), 30_000);
     await screenshot(app, "subagents-child-timeline.png");
     await clickIn(app, '[data-testid="subagent-back"]');
     await waitFor("the parent again", () => app.find(`section.pane[data-task-id="${taskId}"] [data-testid="subagent-tree"]`), 30_000);

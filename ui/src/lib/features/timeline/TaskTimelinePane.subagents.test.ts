@@ -32,7 +32,7 @@ const c1Row = taskRow({ id: "c1", prompt: "write c1.txt", parent_task_id: "t1", 
 /** The parent's stream: two children; c1's own stream: a child of its own (depth 2). */
 const journals: Record<string, Event[]> = {
   t1: [...sampleTask().slice(0, 2), ev(3, started("c1")), ev(4, started("c2", { parallel: true })), ev(5, progress("c1", 2, "write_file"))],
-  c1: [ev(1, started("g1", { depth: 2 }), "c1"), ev(2, finished("g1"), "c1")],
+  c1: [ev(1, started("g1", { depth: 2 }), "c1"), ev(2, finished("g1"), "c1"), ev(3, { type: "task_finished", status: "completed", summary: "Wrote c1.txt", checks: [] }, "c1")],
   c2: [],
 };
 
@@ -104,5 +104,8 @@ describe("the task view's sub-agents", () => {
     expect(target.querySelector(".crumbs")?.textContent).toContain("Sub-agent (worker), depth 1");
     back.click();
     expect(onback).toHaveBeenCalled();
+    // A finished child is continued through its parent, not on its own.
+    await until(() => target.querySelector('[data-testid="subagent-no-followup"]'));
+    expect(target.querySelector("textarea")).toBeNull();
   });
 });
