@@ -103,6 +103,8 @@ describe("the sub-agent tree", () => {
     el.querySelector<HTMLButtonElement>('[data-child="c1"] button.fold')?.click();
     flushSync();
     expect(nodes(el).map((n) => n.id)).toEqual(["c1", "c2"]);
+    // Folded away, still counted.
+    expect(el.querySelector("[data-testid=subagent-counts]")?.textContent).toContain("0 of 3 done");
   });
 
   it("keeps a long tree virtual: only the rows in view are in the page", () => {

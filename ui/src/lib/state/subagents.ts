@@ -195,8 +195,12 @@ export function treeLines(tree: SubagentTree, nested: Record<string, SubagentTre
   return lines;
 }
 
-/** Counts for the panel's head: how many run, finished well, and did not. */
-export function treeCounts(lines: readonly TreeLine[]): { running: number; completed: number; failed: number; costUsd: number } {
+/**
+ * Counts for the panel's head: how many run, completed, and ended otherwise (failed, stopped, at
+ * a cap), and what they spent together (each node's cost is its own requests', so nothing is
+ * counted twice).
+ */
+export function treeCounts(lines: readonly TreeLine[]): { total: number; running: number; completed: number; failed: number; costUsd: number } {
   let running = 0;
   let completed = 0;
   let failed = 0;
@@ -207,5 +211,5 @@ export function treeCounts(lines: readonly TreeLine[]): { running: number; compl
     else failed++;
     costUsd += node.costUsd;
   }
-  return { running, completed, failed, costUsd };
+  return { total: lines.length, running, completed, failed, costUsd };
 }
