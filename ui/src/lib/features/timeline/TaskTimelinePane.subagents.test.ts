@@ -75,8 +75,8 @@ describe("the task view's sub-agents", () => {
     // Only the children that may delegate are followed: c1 and c2 (depth 1), not g1 (depth 2).
     expect(asked.filter(([c]) => c === "subscribe_task").map(([, a]) => a.taskId)).toEqual(["t1", "c1", "c2"]);
     expect(target.querySelectorAll('[data-testid="timeline-subagent"]')).toHaveLength(2);
-    // The header adds what the sub-agents spent (c1 so far, and its finished child g1).
-    expect(target.querySelector('[data-counter="subagents-cost"]')?.textContent?.replace(/\s+/g, " ").trim()).toBe("+ sub-agents $0.05");
+    // The panel's head adds up what they spent: c1 so far, and its finished child g1.
+    expect(target.querySelector('[data-testid="subagent-counts"]')?.textContent).toContain("$0.05");
 
     target.querySelector<HTMLButtonElement>('[data-child="c1"] button.open')!.click();
     await until(() => onopenchild.mock.calls.length > 0);
