@@ -3,7 +3,8 @@
 // parent's first reply delegates "write notes.txt" (scope notes.txt), the child — slow, so the
 // window shows it at work — writes the file and answers, then the parent answers. The tree shows
 // the child running, then completed with its file; clicking it opens the child's own timeline,
-// and "Back" returns to the parent.
+// and "Back" returns to the parent. The Costs view shows the requests by role, and opens the
+// child from its table by task.
 //
 // Needs what tests/e2e/app.test.mjs needs: DISPLAY, ui/dist, and bosun-app, bosun,
 // bosun-mock-model, bosun-sandbox in BOSUN_BIN_DIR (default $CARGO_TARGET_DIR/debug).
@@ -135,5 +136,23 @@ describe("sub-agents in the app", () => {
     await screenshot(app, "subagents-child-timeline.png");
     await clickIn(app, '[data-testid="subagent-back"]');
     await waitFor("the parent again", () => app.find(`section.pane[data-task-id="${taskId}"] [data-testid="subagent-tree"]`), 30_000);
+
+    // The Costs view attributes the requests to roles: the user's task and its worker.
+    await clickIn(app, '[data-testid="costs-button"]');
+    const roles = await waitFor("the table by role", async () => {
+      const rows = await app.run(`return [...document.querySelectorAll('[data-testid="cost-table-role"] [data-testid="cost-row"]')]
+        .map((r) => [r.dataset.key, r.querySelector('[data-testid="cost-row-name"]').textContent.trim(), r.lastElementChild.textContent.trim()]);`);
+      return rows.length > 0 ? rows : null;
+    }, 30_000);
+    assert.deepEqual(roles, [
+      ["main", "main (your tasks)", "2"],
+      ["worker", "worker (sub-agents)", "2"],
+    ]);
+    await screenshot(app, "subagents-costs.png");
+    // The child is a task of the table by task too; it opens although the sidebar does not list it.
+    await clickIn(app, `[data-testid="cost-table-task"] [data-testid="cost-row"][data-key="${running.id}"]`);
+    await waitFor("the child's timeline from the Costs view", () => app.find(`section.pane[data-task-id="${running.id}"]`), 30_000);
+    await clickIn(app, '[data-testid="subagent-back"]');
+    await waitFor("its parent", () => app.find(`section.pane[data-task-id="${taskId}"]`), 30_000);
   });
 });
