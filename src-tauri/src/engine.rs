@@ -417,6 +417,7 @@ impl Engine {
             pins: req.pins,
             link: None,
             transcript: Vec::new(),
+            plan: false,
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

@@ -31,6 +31,9 @@ pub fn summary(req: &ApprovalRequested) -> String {
         ToolAction::Summary { replaces, .. } => {
             format!("a summary would replace {replaces} older messages: review it")
         }
+        ToolAction::PlanNodeFailed { node, step, .. } => {
+            format!("plan node {node} ({step}) failed: retry, skip or stop")
+        }
     };
     if what.chars().count() <= 160 {
         return what;

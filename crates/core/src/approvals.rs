@@ -61,6 +61,7 @@ pub fn action_key(tool: &str, action: &ToolAction) -> String {
         ToolAction::SpendRate { .. } => "spend_rate".into(),
         ToolAction::UnpricedModel { model, .. } => format!("unpriced:{model}"),
         ToolAction::Summary { .. } => "summary".into(),
+        ToolAction::PlanNodeFailed { node, .. } => format!("plan_node:{node}"),
     }
 }
 
@@ -169,6 +170,29 @@ impl ApprovalGate {
     }
 
     /// Emits `approval_requested` and waits for the answer (or the task's cancellation).
+    /// Asks, and returns the answer as given (None: the task was stopped meanwhile); for
+    /// questions whose answers mean more than run-or-not (a failed plan node).
+    pub async fn ask_decision(
+        &self,
+        req: AskRequest<'_>,
+        emitter: &Emitter,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ApprovalAnswer>, CoreError> {
+        let Some((approval_id, answer)) = self.wait(&req, emitter, cancel).await? else {
+            return Ok(None);
+        };
+        emitter.emit(EventMsg::ApprovalResolved(ApprovalResolved {
+            approval_id,
+            call_id: CallId(req.call_id.to_string()),
+            decision: answer.decision,
+            rule: None,
+            rule_file: None,
+            note: answer.note.clone(),
+            by: answer.by.clone().unwrap_or_else(|| "user".into()),
+        }))?;
+        Ok(Some(answer))
+    }
+
     pub async fn ask(
         &self,
         req: AskRequest<'_>,

@@ -78,7 +78,8 @@ impl PolicyFiles {
             | ToolAction::Internal
             | ToolAction::SpendRate { .. }
             | ToolAction::UnpricedModel { .. }
-            | ToolAction::Summary { .. } => {
+            | ToolAction::Summary { .. }
+            | ToolAction::PlanNodeFailed { .. } => {
                 return Err(CoreError::Config(
                     "only commands, writes and hosts can be allowed by a rule".into(),
                 ));

@@ -313,8 +313,14 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
         service_tier: spec.provider.service_tier,
         max_output_tokens: spec.provider.max_output_tokens,
         provider: spec.provider.clone(),
-        api_key_env: None,
+        api_key_env: started.as_ref().and_then(|t| t.api_key_env.clone()),
         link: None,
+        resume_plan: if resume {
+            interrupted_plan(&events)
+        } else {
+            None
+        },
+        plan_first: false,
     }
     .start(messages)
 }
@@ -381,4 +387,27 @@ fn reopen(
         unjournaled,
         changed_before,
     })
+}
+
+/// The plan a task was running as a graph when its process died: the `update_plan{run: true}`
+/// call that began and never ended, with the nodes as the last `plan_updated` left them.
+fn interrupted_plan(events: &[Event]) -> Option<(String, Vec<bosun_protocol::PlanItem>)> {
+    let mut open: Option<String> = None;
+    let mut items: Option<Vec<bosun_protocol::PlanItem>> = None;
+    for e in events {
+        match &e.msg {
+            EventMsg::ToolCallBegin(b)
+                if b.tool == "update_plan" && bosun_tools::runs_plan(&b.args) =>
+            {
+                open = Some(b.call_id.0.clone());
+                items = None;
+            }
+            EventMsg::ToolCallEnd(end) if open.as_deref() == Some(end.call_id.0.as_str()) => {
+                open = None;
+            }
+            EventMsg::PlanUpdated(p) if open.is_some() => items = Some(p.items.clone()),
+            _ => {}
+        }
+    }
+    Some((open?, items?))
 }

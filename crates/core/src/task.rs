@@ -33,6 +33,7 @@ mod layers;
 mod pins;
 pub(crate) use pins::{emit_pins, files_to_pin, pins_to_take_back};
 mod delegation;
+mod plan_graph;
 mod repo_map;
 mod verification;
 
@@ -77,6 +78,8 @@ pub struct TaskSpec {
     /// The conversation the task starts with, before its prompt (a sub-agent the parent shares
     /// its transcript with).
     pub transcript: Vec<ChatMessage>,
+    /// `bosun run --plan`: the `planner` role writes a task graph first, and it runs.
+    pub plan: bool,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -305,6 +308,8 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         provider: spec.provider.clone(),
         api_key_env: spec.api_key_env.clone(),
         link: spec.link.clone(),
+        resume_plan: None,
+        plan_first: spec.plan,
     };
     conversation.push(ChatMessage::User { content: prompt });
     launch.start(conversation)
@@ -343,6 +348,11 @@ pub(crate) struct Launch {
     pub api_key_env: Option<String>,
     /// Set for a sub-agent (see [`crate::orchestrate`]).
     pub link: Option<crate::orchestrate::ChildLink>,
+    /// A resumed task that was running a plan as a graph: the call and its nodes, continued
+    /// from the first unfinished node before the model is asked again.
+    pub resume_plan: Option<(String, Vec<bosun_protocol::PlanItem>)>,
+    /// See [`TaskSpec::plan`].
+    pub plan_first: bool,
 }
 
 impl Launch {
@@ -372,6 +382,8 @@ impl Launch {
             provider,
             api_key_env,
             link,
+            resume_plan,
+            plan_first,
         } = self;
         let spend = crate::spend::Spend::new(
             crate::spend::spend_limits(&home, &worktree.repo_root)?,
@@ -518,6 +530,9 @@ impl Launch {
             pins: Default::default(),
             pin_ops,
             shares,
+            failures: Default::default(),
+            resume_plan,
+            plan_first,
             map,
             map_sent: Default::default(),
             token_ratio: None,
@@ -704,6 +719,12 @@ struct TaskRun {
     pin_ops: Arc<Mutex<Vec<bosun_protocol::PinOp>>>,
     /// `[context.shares]`: the layered context's split.
     shares: bosun_context::Shares,
+    /// A plan node's last failure, by node id (its retry's digest).
+    failures: std::collections::HashMap<String, String>,
+    /// See [`Launch::resume_plan`].
+    resume_plan: Option<(String, Vec<bosun_protocol::PlanItem>)>,
+    /// See [`TaskSpec::plan`].
+    plan_first: bool,
 }
 
 impl TaskRun {
@@ -1075,6 +1096,36 @@ impl TaskRun {
         self.compact_on_overflow = true;
         let mut overflows = 0u32;
         self.wait_for_map().await;
+        // A plan interrupted by a crash goes on from its first unfinished node.
+        if let Some((call_id, items)) = self.resume_plan.take() {
+            let (result, ended) = self
+                .run_plan(&call_id, items, std::time::Instant::now())
+                .await?;
+            if let ChatMessage::Tool {
+                content, is_error, ..
+            } = result
+                && let Some(ChatMessage::Tool {
+                    content: dead,
+                    is_error: dead_error,
+                    ..
+                }) = messages
+                    .iter_mut()
+                    .find(|m| matches!(m, ChatMessage::Tool { call_id: id, .. } if *id == call_id))
+            {
+                *dead = content;
+                *dead_error = is_error;
+            }
+            if let Some(outcome) = ended {
+                return Ok(outcome);
+            }
+        }
+        if std::mem::take(&mut self.plan_first)
+            && let Some(outcome) = self
+                .plan_first(&base_system, &all_tools, &mut messages)
+                .await?
+        {
+            return Ok(outcome);
+        }
         // Recovered calls are numbered across the task, after those of the conversation so far
         // (a continued or resumed task).
         let mut recovered_seq = last_recovered_id(&messages);
@@ -1342,6 +1393,20 @@ impl TaskRun {
                     && let Some(result) = delegated.remove(&call.id)
                 {
                     messages.push(result);
+                    continue;
+                }
+                // A plan to run as a task graph.
+                if call.name == "update_plan"
+                    && let Ok(args) = serde_json::from_str::<serde_json::Value>(&call.arguments)
+                    && bosun_tools::runs_plan(&args)
+                {
+                    let (result, ended) =
+                        self.start_plan(call, &args, recovered_call(call)).await?;
+                    messages.push(result);
+                    if let Some(outcome) = ended {
+                        skip_calls(&mut messages, &calls[i + 1..], "not run: the task ended");
+                        return Ok(outcome);
+                    }
                     continue;
                 }
                 let command = call.name == "run_command";

@@ -183,6 +183,13 @@ impl Policy {
                 "config.toml".into(),
                 "[context] review_summaries = true: a person reads the summary before it replaces the older turns".into(),
             ),
+            // A plan node that failed its retry and the escalation model: a person decides.
+            ToolAction::PlanNodeFailed { .. } => self.made(
+                Decision::Ask,
+                "plan escalation".into(),
+                "built-in".into(),
+                "the plan node failed after a retry and the escalation model; a person decides".into(),
+            ),
         }
     }
 

@@ -28,7 +28,8 @@ pub fn suggestions(action: &ToolAction) -> Vec<String> {
         ToolAction::Internal
         | ToolAction::SpendRate { .. }
         | ToolAction::UnpricedModel { .. }
-        | ToolAction::Summary { .. } => {}
+        | ToolAction::Summary { .. }
+        | ToolAction::PlanNodeFailed { .. } => {}
     }
     out
 }

@@ -50,6 +50,15 @@ pub enum ToolAction {
     /// (`[context] review_summaries = true`); the task waits until the user accepts the
     /// summary, edits it (`ApprovalAnswer.text`) or refuses it (the older turns are kept).
     Summary { text: String, replaces: u32 },
+    /// A plan node failed after its retry and the escalation model: approve once retries it
+    /// on the escalation model, approve for the task skips it, deny stops the plan (the task
+    /// ends `checks_failed`).
+    PlanNodeFailed {
+        node: String,
+        step: String,
+        attempts: u32,
+        failure: String,
+    },
 }
 
 impl ToolAction {
@@ -81,6 +90,7 @@ impl ToolAction {
             ToolAction::SpendRate { .. } => crate::ApprovalKind::SpendRate,
             ToolAction::UnpricedModel { .. } => crate::ApprovalKind::UnpricedModel,
             ToolAction::Summary { .. } => crate::ApprovalKind::Summary,
+            ToolAction::PlanNodeFailed { .. } => crate::ApprovalKind::PlanNodeFailed,
             _ => crate::ApprovalKind::Tool,
         }
     }

@@ -38,7 +38,7 @@ pub use registry::ToolRegistry;
 pub use run_command::RunCommand;
 pub use search::Search;
 pub use symbols::Symbols;
-pub use update_plan::UpdatePlan;
+pub use update_plan::{UpdatePlan, runs_plan};
 pub use write_file::WriteFile;
 
 use bosun_protocol::{CallId, OutputStream, PlanItem, ToolAction, ToolCallStatus, ToolSpec};

@@ -53,6 +53,13 @@ impl Answerer {
                     Some("--yes approves tool calls, never spending past a budget's limits".into());
                 a
             }
+            Answerer::Yes if req.kind == ApprovalKind::PlanNodeFailed => {
+                let mut a = base(ApprovalDecision::Deny, "--yes");
+                a.note = Some(
+                    "--yes approves tool calls; a failed plan node is a person's decision".into(),
+                );
+                a
+            }
             Answerer::Yes => base(ApprovalDecision::ApproveOnce, "--yes"),
             Answerer::JsonStdin => read_json_answer(req).unwrap_or_else(|why| {
                 eprintln!("bosun: {why}; denying {}", req.approval_id);
@@ -110,6 +117,14 @@ pub fn describe(action: &ToolAction) -> String {
         ToolAction::Summary { replaces, .. } => {
             format!("a compaction's summary replacing {replaces} older messages")
         }
+        ToolAction::PlanNodeFailed {
+            node,
+            step,
+            attempts,
+            ..
+        } => format!(
+            "plan node {node} ({step}) failed {attempts} times: approve once to retry it on the escalation model, for the task to skip it, deny to stop the plan"
+        ),
     }
 }
 

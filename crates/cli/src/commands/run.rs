@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// Failed rounds of checks before the task ends checks_failed (default 3)
     #[arg(long, value_name = "N", conflicts_with = "no_checks")]
     max_check_rounds: Option<u32>,
+    /// The planner role's model writes a task graph first ([routing] planner); its nodes run
+    /// as sub-agents in dependency order, each behind its checks
+    #[arg(long)]
+    plan: bool,
     #[command(flatten)]
     session: SessionArgs,
 }
@@ -109,6 +113,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         pins: a.pins.clone(),
         link: None,
         transcript: Vec::new(),
+        plan: false,
         home: s.home,
         repo: root,
         prompt: args.prompt.clone(),
@@ -428,6 +433,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         pins: a.pins.clone(),
         link: None,
         transcript: Vec::new(),
+        plan: args.plan,
         home: s.home,
         repo: args.repo.clone(),
         prompt: args.prompt.clone(),

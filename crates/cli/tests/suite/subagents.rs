@@ -10,7 +10,7 @@ use bosun_testkit::{MockModelServer, MockOptions, MockReply};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-fn server(main: Vec<MockReply>, routes: Vec<(&str, Vec<MockReply>)>) -> MockModelServer {
+fn mock(main: Vec<MockReply>, routes: Vec<(&str, Vec<MockReply>)>) -> MockModelServer {
     MockModelServer::start_blocking_with(
         main,
         MockOptions {
@@ -89,7 +89,7 @@ fn tool_names(r: &bosun_testkit::RecordedRequest) -> Vec<String> {
 #[test]
 fn a_child_starts_fresh_with_its_brief_its_work_lands_in_the_parent_and_its_result_reaches_it() {
     let env = Env::new();
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![delegate(
                 "d1",
@@ -181,7 +181,7 @@ fn a_child_changes_only_its_scope_its_commands_changes_outside_are_put_back_and_
     let env = Env::new();
     std::fs::create_dir_all(&env.home).unwrap();
     std::fs::write(env.home.join("config.toml"), "[subagents]\nmax_steps = 3\n").unwrap();
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![delegate("d1", "SCOPED: update notes", &["notes.txt"])]),
             text("done"),
@@ -264,7 +264,7 @@ fn disjoint_children_run_side_by_side_and_merge_with_the_checks_after_each_merge
         chunk_delay_ms: 120,
         cut_after_events: None,
     };
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![
                 delegate("da", "PART-A: write a/one.txt", &["a/**"]),
@@ -352,7 +352,7 @@ fn disjoint_children_run_side_by_side_and_merge_with_the_checks_after_each_merge
 #[test]
 fn overlapping_children_run_one_after_another_each_on_the_state_the_one_before_left() {
     let env = Env::new();
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![
                 delegate("d1", "FIRST: write src/a.txt", &["src/**"]),
@@ -414,7 +414,7 @@ fn overlapping_children_run_one_after_another_each_on_the_state_the_one_before_l
 #[test]
 fn stopping_the_parent_stops_its_children_and_no_request_is_sent_after_the_stop() {
     let env = Env::new();
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![delegate(
                 "d1",
@@ -498,7 +498,7 @@ fn stopping_the_parent_stops_its_children_and_no_request_is_sent_after_the_stop(
 #[test]
 fn a_child_may_delegate_once_more_but_a_child_at_depth_two_has_no_delegate_tool() {
     let env = Env::new();
-    let server = server(
+    let server = mock(
         vec![
             tools(vec![delegate(
                 "d1",
@@ -556,7 +556,7 @@ fn a_child_may_delegate_once_more_but_a_child_at_depth_two_has_no_delegate_tool(
 #[test]
 fn the_worker_role_routes_children_to_its_own_model_and_a_bad_call_says_what_would_do() {
     let env = Env::new();
-    let worker = server(
+    let worker = mock(
         vec![],
         vec![(
             "ROUTED",
@@ -579,7 +579,7 @@ fn the_worker_role_routes_children_to_its_own_model_and_a_bad_call_says_what_wou
         ),
     )
     .unwrap();
-    let main = server(
+    let main = mock(
         vec![
             tools(vec![
                 call(
@@ -617,4 +617,436 @@ fn the_worker_role_routes_children_to_its_own_model_and_a_bad_call_says_what_wou
         (started[0].model.as_str(), started[0].provider.as_str()),
         ("cheap-model", "cheap")
     );
+}
+
+fn node(id: &str, step: &str, deps: &[&str], scope: &[&str]) -> serde_json::Value {
+    json!({"id": id, "step": step, "status": "pending", "depends_on": deps, "scope": scope})
+}
+
+fn plan_items(events: &[Event]) -> Vec<bosun_protocol::PlanItem> {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.msg {
+            EventMsg::PlanUpdated(p) => Some(p.items.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_plan_graph_runs_its_nodes_in_dependency_order_each_a_sub_agent() {
+    let env = Env::new();
+    let server = mock(
+        vec![
+            tools(vec![call(
+                "p",
+                "update_plan",
+                json!({"run": true, "items": [
+                    node("b", "NODE-B: write b.txt from a.txt", &["a"], &["b.txt"]),
+                    node("a", "NODE-A: write a.txt", &[], &["a.txt"]),
+                ]}),
+            )]),
+            text("The plan ran."),
+        ],
+        vec![
+            (
+                "NODE-A",
+                vec![
+                    tools(vec![call(
+                        "wa",
+                        "write_file",
+                        json!({"path": "a.txt", "content": "A\n"}),
+                    )]),
+                    text("a written"),
+                ],
+            ),
+            (
+                "NODE-B",
+                vec![
+                    tools(vec![call("rb", "read_file", json!({"path": "a.txt"}))]),
+                    tools(vec![call(
+                        "wb",
+                        "write_file",
+                        json!({"path": "b.txt", "content": "B after A\n"}),
+                    )]),
+                    text("b written"),
+                ],
+            ),
+        ],
+    );
+    let run = env.run(&server, "run the plan", &["--no-checks"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // a before b: b's child read what a wrote.
+    assert!(tool_result(&server, "rb").contains('A'));
+    let started = started_of(&run.events);
+    let nodes: Vec<Option<&str>> = started.iter().map(|s| s.plan_node.as_deref()).collect();
+    assert_eq!(nodes, [Some("a"), Some("b")]);
+    let items = plan_items(&run.events);
+    assert!(
+        items
+            .iter()
+            .all(|i| i.status == bosun_protocol::PlanStatus::Completed)
+    );
+    assert!(items.iter().all(|i| i.child_task_id.is_some()));
+    let result = tool_result(&server, "p");
+    assert!(result.contains("\"plan\": \"completed\""), "{result}");
+    let wt = run.worktree();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("b.txt")).unwrap(),
+        "B after A\n"
+    );
+    // A checkpoint per node.
+    let node_checkpoints = run
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(&e.msg, EventMsg::CheckpointCreated(c)
+            if c.call_id.as_ref().is_some_and(|id| id.0.starts_with("p:")))
+        })
+        .count();
+    assert_eq!(node_checkpoints, 2);
+    // A cycle is refused with what is wrong, and nothing runs.
+    let env = Env::new();
+    let server = mock(
+        vec![
+            tools(vec![call(
+                "p",
+                "update_plan",
+                json!({"run": true, "items": [node("x", "X", &["y"], &[]), node("y", "Y", &["x"], &[])]}),
+            )]),
+            text("ok"),
+        ],
+        vec![],
+    );
+    let run = env.run(&server, "run the plan", &["--no-checks"]);
+    assert!(tool_result(&server, "p").contains("cycle through x, y"));
+    assert!(started_of(&run.events).is_empty());
+}
+
+#[test]
+fn a_failing_node_is_retried_with_its_failure_then_escalated_then_the_user_decides() {
+    let env = Env::new();
+    let escalation = mock(
+        vec![],
+        vec![(
+            "NODE-FIX",
+            vec![
+                tools(vec![call(
+                    "good",
+                    "write_file",
+                    json!({"path": "ok.txt", "content": "ok\n"}),
+                )]),
+                text("fixed it properly"),
+            ],
+        )],
+    );
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "max_check_rounds = 1\n\n[providers.strong]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"strong-model\"\n\n[routing]\nescalation = \"strong\"\n",
+            escalation.url()
+        ),
+    )
+    .unwrap();
+    let wrong = |id: &str| {
+        tools(vec![call(
+            id,
+            "write_file",
+            json!({"path": "wrong.txt", "content": "no\n"}),
+        )])
+    };
+    let server = mock(
+        vec![
+            tools(vec![call(
+                "p",
+                "update_plan",
+                json!({"run": true, "items": [node("fix", "NODE-FIX: make ok.txt", &[], &["*.txt"])]}),
+            )]),
+            text("The plan ran."),
+        ],
+        vec![(
+            "NODE-FIX",
+            vec![wrong("w1"), text("done"), wrong("w2"), text("done again")],
+        )],
+    );
+    let run = env.run(&server, "run the plan", &["--check", "test -f ok.txt"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let worker = requests_with(&server, "NODE-FIX");
+    assert_eq!(worker.len(), 4, "two attempts of two requests each");
+    let first_user = |r: &bosun_testkit::RecordedRequest| {
+        messages(r)
+            .iter()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str().map(String::from))
+            .unwrap()
+    };
+    assert!(!first_user(&worker[0]).contains("An earlier attempt"));
+    assert!(first_user(&worker[2]).contains("An earlier attempt at this failed"));
+    assert!(
+        first_user(&worker[2]).contains("ok.txt"),
+        "the digest names the check"
+    );
+    let strong = escalation.model_requests();
+    assert_eq!(strong.len(), 2);
+    assert!(strong.iter().all(|r| r.body["model"] == "strong-model"));
+    let started = started_of(&run.events);
+    let roles: Vec<&str> = started.iter().map(|s| s.role.as_str()).collect();
+    assert_eq!(roles, ["worker", "worker", "escalation"]);
+    let wt = run.worktree();
+    assert!(wt.join("ok.txt").exists());
+    assert!(
+        !wt.join("wrong.txt").exists(),
+        "a failed attempt is never merged"
+    );
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+
+    // Past the ladder, with neither a terminal nor --json: the plan stops, checks_failed (5).
+    let env = Env::new();
+    let escalation = mock(vec![], vec![("NODE-NEVER", vec![wrong("e1"), text("no")])]);
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "max_check_rounds = 1\n\n[providers.strong]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"strong-model\"\n\n[routing]\nescalation = \"strong\"\n",
+            escalation.url()
+        ),
+    )
+    .unwrap();
+    let server = mock(
+        vec![tools(vec![call(
+            "p",
+            "update_plan",
+            json!({"run": true, "items": [node("n", "NODE-NEVER: make ok.txt", &[], &["*.txt"])]}),
+        )])],
+        vec![(
+            "NODE-NEVER",
+            vec![wrong("w1"), text("done"), wrong("w2"), text("done")],
+        )],
+    );
+    let base = format!("{}/v1", server.url());
+    let out = env
+        .bosun()
+        .args(["run", "--mode", "full-auto", "--repo"])
+        .arg(&env.repo)
+        .args([
+            "--prompt",
+            "run the plan",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ])
+        .args(["--model", "mock-model", "--check", "test -f ok.txt"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parent = store(&env).tasks().unwrap().remove(0);
+    assert_eq!(parent.status, TaskStatus::ChecksFailed);
+    let events = events_of(&env, &parent.id);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.msg, EventMsg::ApprovalRequested(a)
+        if a.kind == bosun_protocol::ApprovalKind::PlanNodeFailed))
+    );
+    assert!(
+        parent
+            .summary
+            .unwrap()
+            .contains("the plan stopped at node n")
+    );
+}
+
+#[test]
+fn a_plan_killed_midway_resumes_at_the_first_unfinished_node() {
+    let env = Env::new();
+    let server = mock(
+        vec![
+            tools(vec![call(
+                "p",
+                "update_plan",
+                json!({"run": true, "items": [
+                    node("a", "NODE-A: write a.txt", &[], &["a.txt"]),
+                    node("b", "NODE-B: write b.txt", &["a"], &["b.txt"]),
+                ]}),
+            )]),
+            text("The plan ran after the resume."),
+        ],
+        vec![
+            (
+                "NODE-A",
+                vec![
+                    tools(vec![call(
+                        "wa",
+                        "write_file",
+                        json!({"path": "a.txt", "content": "A\n"}),
+                    )]),
+                    text("a written"),
+                ],
+            ),
+            (
+                "NODE-B",
+                vec![
+                    // In flight when Bosun is killed.
+                    MockReply::Reply {
+                        text: "slowly ".repeat(200),
+                        tool_calls: vec![],
+                        usage: usage(10, 10),
+                        chunk_delay_ms: 100,
+                        cut_after_events: None,
+                    },
+                    tools(vec![call(
+                        "wb",
+                        "write_file",
+                        json!({"path": "b.txt", "content": "B\n"}),
+                    )]),
+                    text("b written"),
+                ],
+            ),
+        ],
+    );
+    let base = format!("{}/v1", server.url());
+    let mut bosun = env
+        .bosun()
+        .args([
+            "run",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--no-checks",
+            "--repo",
+        ])
+        .arg(&env.repo)
+        .args([
+            "--prompt",
+            "run the plan",
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ])
+        .args(["--model", "mock-model"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut task = String::new();
+    for line in std::io::BufReader::new(bosun.stdout.take().unwrap()).lines() {
+        let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
+        task = ev.task_id.0.clone();
+        if matches!(&ev.msg, EventMsg::SubagentStarted(s) if s.plan_node.as_deref() == Some("b")) {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    bosun.kill().unwrap();
+    bosun.wait().unwrap();
+
+    let out = env
+        .bosun()
+        .args(["resume", &task, "--json", "--mode", "full-auto"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = parse_events(&out.stdout);
+    // Node a is not run again; node b runs from the state a left.
+    assert_eq!(requests_with(&server, "NODE-A").len(), 2);
+    let started = started_of(&events);
+    let nodes: Vec<Option<&str>> = started.iter().map(|s| s.plan_node.as_deref()).collect();
+    assert_eq!(nodes, [Some("b")]);
+    let items = plan_items(&events);
+    assert!(
+        items
+            .iter()
+            .all(|i| i.status == bosun_protocol::PlanStatus::Completed),
+        "{items:?}"
+    );
+    let wt = worktree_of(&events_of(&env, &TaskId::from(task.as_str())));
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "A\n");
+    assert_eq!(std::fs::read_to_string(wt.join("b.txt")).unwrap(), "B\n");
+    // The resumed model was told the plan's real result.
+    let last = server.model_requests().pop().unwrap();
+    assert!(
+        last.body
+            .to_string()
+            .contains("\\\"plan\\\": \\\"completed\\\""),
+        "{}",
+        last.body
+    );
+    let finished = events.iter().rev().find_map(|e| match &e.msg {
+        EventMsg::TaskFinished(f) => Some(f.status),
+        _ => None,
+    });
+    assert_eq!(finished, Some(TaskStatus::Completed));
+}
+
+#[test]
+fn run_plan_has_the_planner_role_write_the_graph_first_and_the_main_model_finish() {
+    let env = Env::new();
+    let planner = mock(
+        vec![MockReply::Reply {
+            text: "Here is the plan.".into(),
+            tool_calls: vec![call(
+                "plan1",
+                "update_plan",
+                json!({"items": [node("one", "PLANNED-ONE: write one.txt", &[], &["one.txt"])]}),
+            )],
+            usage: usage(30, 10),
+            chunk_delay_ms: 0,
+            cut_after_events: None,
+        }],
+        vec![],
+    );
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[providers.thinker]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"planner-model\"\n\n[routing]\nplanner = \"thinker\"\n",
+            planner.url()
+        ),
+    )
+    .unwrap();
+    let main = mock(
+        vec![text("All planned work is done.")],
+        vec![(
+            "PLANNED-ONE",
+            vec![
+                tools(vec![call(
+                    "w",
+                    "write_file",
+                    json!({"path": "one.txt", "content": "1\n"}),
+                )]),
+                text("one written"),
+            ],
+        )],
+    );
+    let run = env.run(&main, "PLAN-ME: write one.txt", &["--no-checks", "--plan"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let asked = planner.model_requests();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].body["model"], "planner-model");
+    assert_eq!(tool_names(&asked[0]), ["update_plan"]);
+    assert!(asked[0].body.to_string().contains("PLAN-ME"));
+    let started = started_of(&run.events);
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0].plan_node.as_deref(), Some("one"));
+    // The main model finishes, told the plan's result.
+    let last = main.model_requests().pop().unwrap();
+    assert_eq!(last.body["model"], "mock-model");
+    assert!(last.body.to_string().contains("completed"));
+    assert_eq!(run.finished().0, TaskStatus::Completed);
+    assert!(run.worktree().join("one.txt").exists());
 }

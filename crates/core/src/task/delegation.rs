@@ -20,14 +20,25 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// One `delegate` call of a reply, checked and ready to run.
-struct Planned {
-    call_id: String,
-    args: DelegateArgs,
-    scope: Scope,
-    role: crate::routing::RoleModel,
-    checks: Vec<CheckSpec>,
-    started: Instant,
+/// One `delegate` call of a reply (or a plan node's attempt), checked and ready to run.
+pub(super) struct Planned {
+    pub call_id: String,
+    pub args: DelegateArgs,
+    pub scope: Scope,
+    pub role: crate::routing::RoleModel,
+    pub checks: Vec<CheckSpec>,
+    pub started: Instant,
+    /// The plan node it runs.
+    pub plan_node: Option<String>,
+}
+
+/// What became of a child, for a plan node.
+pub(super) struct Report {
+    /// It finished cleanly: completed (or answered), merged, its checks passing.
+    pub ok: bool,
+    /// The result as the model is told it.
+    pub text: String,
+    pub task_id: bosun_protocol::TaskId,
 }
 
 /// How a child's work reached the parent.
@@ -170,14 +181,14 @@ impl TaskRun {
         Ok(results)
     }
 
-    fn subagent_settings(&self) -> orchestrate::SubagentSettings {
+    pub(super) fn subagent_settings(&self) -> orchestrate::SubagentSettings {
         crate::BosunConfig::load(&self.home)
             .ok()
             .and_then(|c| c.subagents)
             .unwrap_or_default()
     }
 
-    fn current_commit(&self) -> String {
+    pub(super) fn current_commit(&self) -> String {
         self.checkpointer
             .latest_commit()
             .unwrap_or_else(|| self.base_commit.clone())
@@ -185,7 +196,7 @@ impl TaskRun {
 
     /// Checks a call's arguments: its brief, scope (inside the parent's own scope), role and
     /// checks. The error is what the model is told.
-    fn plan_delegate(
+    pub(super) fn plan_delegate(
         &self,
         call_id: &str,
         args: &serde_json::Value,
@@ -244,10 +255,11 @@ impl TaskRun {
             role,
             checks,
             started,
+            plan_node: None,
         })
     }
 
-    fn child_spec(
+    pub(super) fn child_spec(
         &self,
         p: &Planned,
         base: &str,
@@ -310,10 +322,11 @@ impl TaskRun {
             } else {
                 Vec::new()
             },
+            plan: false,
         }
     }
 
-    fn child_start(&self, p: &Planned, parallel: bool, caps: Caps) -> ChildStart {
+    pub(super) fn child_start(&self, p: &Planned, parallel: bool, caps: Caps) -> ChildStart {
         let max_cost = match self.budget.remaining_usd() {
             Some(left) => caps.max_cost_usd.min(left),
             None => caps.max_cost_usd,
@@ -321,7 +334,7 @@ impl TaskRun {
         ChildStart {
             brief: p.args.brief.clone(),
             call_id: Some(CallId(p.call_id.clone())),
-            plan_node: None,
+            plan_node: p.plan_node.clone(),
             parallel,
             caps: Caps {
                 max_cost_usd: max_cost,
@@ -339,25 +352,38 @@ impl TaskRun {
         result: Result<ChildResult, CoreError>,
         parallel: bool,
     ) -> Result<ChatMessage, CoreError> {
+        match self.land_report(p, result, parallel, false).await? {
+            Ok(report) => self.end_delegate(&p.call_id, p.started, report.ok, report.text),
+            Err(why) => self.end_delegate(&p.call_id, p.started, false, why),
+        }
+    }
+
+    /// [`Self::land`] without the call's end: what happened, or why the child could not run.
+    /// `only_if_ok`: a child that did not finish cleanly is not merged (a plan node's failed
+    /// attempt, retried from the state before it).
+    pub(super) async fn land_report(
+        &mut self,
+        p: &Planned,
+        result: Result<ChildResult, CoreError>,
+        parallel: bool,
+        only_if_ok: bool,
+    ) -> Result<Result<Report, String>, CoreError> {
         let child = match result {
             Ok(c) => c,
-            Err(e) => {
-                return self.end_delegate(
-                    &p.call_id,
-                    p.started,
-                    false,
-                    format!("the sub-agent could not run: {e}"),
-                );
-            }
+            Err(e) => return Ok(Err(format!("the sub-agent could not run: {e}"))),
         };
         self.budget.add_child_cost(child.cost_usd);
-        let mergeable = matches!(
-            child.status,
-            TaskStatus::Completed
-                | TaskStatus::ChecksFailed
-                | TaskStatus::MaxSteps
-                | TaskStatus::BudgetExceeded
-        );
+        let mergeable = if only_if_ok {
+            matches!(child.status, TaskStatus::Completed | TaskStatus::Answered)
+        } else {
+            matches!(
+                child.status,
+                TaskStatus::Completed
+                    | TaskStatus::ChecksFailed
+                    | TaskStatus::MaxSteps
+                    | TaskStatus::BudgetExceeded
+            )
+        };
         let landed = match (&child.final_commit, mergeable) {
             (None, _) => Landed {
                 merge: "none",
@@ -469,7 +495,11 @@ impl TaskRun {
             ),
             _ => {}
         }
-        self.end_delegate(&p.call_id, p.started, ok, text)
+        Ok(Ok(Report {
+            ok,
+            text,
+            task_id: child.task_id,
+        }))
     }
 
     /// The checks after a parallel child's merge: its own, else the task's end checks.

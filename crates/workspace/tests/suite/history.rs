@@ -237,3 +237,98 @@ fn the_base_files_matching_rules_are_found_once_per_base_and_rules() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn merge_in_takes_another_task_s_changes_three_way_and_a_conflict_writes_nothing() {
+    let f = fixture();
+    let mut parent = TaskWorktree::create(&f.home, &f.repo, "p1", &f.base).unwrap();
+    let fork = parent.latest_commit();
+    // Two children from the same state: one edits lib.rs's first line, one adds a file.
+    let mut a = TaskWorktree::create(&f.home, &f.repo, "c1", &fork).unwrap();
+    write(
+        &a.worktree,
+        "src/lib.rs",
+        "pub fn one() -> u32 { 11 }\npub fn two() -> u32 { 2 }\n",
+    );
+    let a_end = a.checkpoint(&paths(&["src/lib.rs"]), "a").unwrap().unwrap();
+    let mut b = TaskWorktree::create(&f.home, &f.repo, "c2", &fork).unwrap();
+    write(&b.worktree, "docs/new.md", "new\n");
+    let b_end = b
+        .checkpoint(&paths(&["docs/new.md"]), "b")
+        .unwrap()
+        .unwrap();
+    for (end, file) in [(&a_end, "src/lib.rs"), (&b_end, "docs/new.md")] {
+        match parent.merge_in(&fork, &end.commit, "merge").unwrap() {
+            bosun_workspace::MergedIn::Merged { files, checkpoint } => {
+                assert_eq!(files, [file]);
+                assert!(checkpoint.is_some());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let wt = parent.worktree.clone();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
+        "pub fn one() -> u32 { 11 }\npub fn two() -> u32 { 2 }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("docs/new.md")).unwrap(),
+        "new\n"
+    );
+    // A third child changed the same line from the fork: a conflict, and nothing written.
+    let mut c = TaskWorktree::create(&f.home, &f.repo, "c3", &fork).unwrap();
+    write(
+        &c.worktree,
+        "src/lib.rs",
+        "pub fn one() -> u32 { 99 }\npub fn two() -> u32 { 2 }\n",
+    );
+    write(&c.worktree, "docs/other.md", "other\n");
+    let c_end = c
+        .checkpoint(&paths(&["src/lib.rs", "docs/other.md"]), "c")
+        .unwrap()
+        .unwrap();
+    let before = parent.latest_commit();
+    assert_eq!(
+        parent.merge_in(&fork, &c_end.commit, "merge").unwrap(),
+        bosun_workspace::MergedIn::Conflicts(vec!["src/lib.rs".into()])
+    );
+    assert_eq!(parent.latest_commit(), before);
+    assert!(!wt.join("docs/other.md").exists(), "half merged");
+    assert!(
+        std::fs::read_to_string(wt.join("src/lib.rs"))
+            .unwrap()
+            .contains("{ 11 }")
+    );
+}
+
+#[test]
+fn put_back_restores_paths_from_an_earlier_state_and_deletes_what_it_did_not_hold() {
+    let f = fixture();
+    let mut task = TaskWorktree::create(&f.home, &f.repo, "t1", &f.base).unwrap();
+    let start = task.latest_commit();
+    let wt = task.worktree.clone();
+    write(&wt, "src/lib.rs", "changed\n");
+    write(&wt, "stray.txt", "stray\n");
+    write(&wt, "kept.txt", "kept\n");
+    task.checkpoint(&ChangeHint::Unknown, "cmd")
+        .unwrap()
+        .unwrap();
+    let (rewritten, cp) = task
+        .put_back(
+            &start,
+            &["src/lib.rs".into(), "stray.txt".into()],
+            "put back",
+        )
+        .unwrap();
+    assert_eq!(rewritten, ["src/lib.rs", "stray.txt"]);
+    assert!(cp.is_some());
+    assert!(!wt.join("stray.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(wt.join("src/lib.rs")).unwrap(),
+        "pub fn one() -> u32 { 1 }\npub fn two() -> u32 { 2 }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("kept.txt")).unwrap(),
+        "kept\n"
+    );
+}

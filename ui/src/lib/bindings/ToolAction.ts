@@ -8,4 +8,4 @@ export type ToolAction = { "kind": "read", paths: Array<string>, } | { "kind": "
 /**
  * The window the spend was measured over (60).
  */
-window_secs: number, } | { "kind": "unpriced_model", model: string, budgets: Array<string>, } | { "kind": "summary", text: string, replaces: number, };
+window_secs: number, } | { "kind": "unpriced_model", model: string, budgets: Array<string>, } | { "kind": "summary", text: string, replaces: number, } | { "kind": "plan_node_failed", node: string, step: string, attempts: number, failure: string, };
