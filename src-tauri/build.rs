@@ -6,6 +6,8 @@ fn main() {
     let manifest = tauri_build::AppManifest::new().commands(&[
         "list_tasks",
         "task_events",
+        "task_children",
+        "get_task",
         "subscribe_tasks",
         "subscribe_task",
         "unsubscribe",
@@ -66,6 +68,7 @@ fn main() {
         "cost_dashboard",
         "task_usage",
         "cost_stats",
+        "cost_groups",
         "budget_statuses",
         "add_price",
         "memories",

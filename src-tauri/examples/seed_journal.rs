@@ -76,8 +76,19 @@ impl Writer<'_> {
     }
 
     fn usage(&mut self, input: u64, output: u64, cost: f64, total: f64) -> Result<()> {
+        self.usage_of("claude-sonnet-4-5", input, output, cost, total)
+    }
+
+    fn usage_of(
+        &mut self,
+        model: &str,
+        input: u64,
+        output: u64,
+        cost: f64,
+        total: f64,
+    ) -> Result<()> {
         self.emit(EventMsg::Usage(UsageEvent {
-            model: "claude-sonnet-4-5".into(),
+            model: model.into(),
             input_tokens: input,
             output_tokens: output,
             cached_input_tokens: input / 2,
@@ -100,7 +111,27 @@ fn start<'a>(
     prompt: &str,
     pace: Duration,
 ) -> Result<Writer<'a>> {
+    start_as(store, id, repo, prompt, pace, None)
+}
+
+/// A sub-agent's place: its parent, role, depth and model.
+struct Lineage<'a> {
+    parent: &'a TaskId,
+    role: &'a str,
+    depth: u32,
+    model: &'a str,
+}
+
+fn start_as<'a>(
+    store: &'a Store,
+    id: &str,
+    repo: &str,
+    prompt: &str,
+    pace: Duration,
+    lineage: Option<Lineage<'_>>,
+) -> Result<Writer<'a>> {
     let task = TaskId::from(id);
+    let model = lineage.as_ref().map_or("claude-sonnet-4-5", |l| l.model);
     store.create_task(&NewTask {
         id: task.clone(),
         repo: repo.into(),
@@ -109,15 +140,15 @@ fn start<'a>(
         branch: format!("bosun/{id}"),
         worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
         provider: "anthropic".into(),
-        model: "claude-sonnet-4-5".into(),
+        model: model.into(),
         created_at: bosun_store::now_rfc3339(),
         owner_pid: std::process::id(),
         owner_started: bosun_store::process_start_time(std::process::id()),
         max_steps: 50,
         max_cost_usd: Some(2.0),
-        parent_task_id: None,
-        role: None,
-        depth: 0,
+        parent_task_id: lineage.as_ref().map(|l| l.parent.clone()),
+        role: lineage.as_ref().map(|l| l.role.to_string()),
+        depth: lineage.as_ref().map_or(0, |l| l.depth),
     })?;
     let mut w = Writer {
         store,
@@ -134,7 +165,7 @@ fn start<'a>(
         worktree: format!("/tmp/bosun-demo/worktrees/{id}"),
         prompt: prompt.into(),
         provider: "anthropic".into(),
-        model: "claude-sonnet-4-5".into(),
+        model: model.into(),
         api: "anthropic".into(),
         base_url: "https://api.anthropic.com".into(),
         api_key_env: Some("ANTHROPIC_API_KEY".into()),
@@ -330,6 +361,16 @@ fn main() -> Result<()> {
             checks: Vec::new(),
         }))?;
     }
+    subagents::seed(
+        &store,
+        &format!("01demo{stamp}s"),
+        if live {
+            Duration::from_millis(400)
+        } else {
+            quick
+        },
+    )?;
+
     if live {
         let mut running = start(
             &store,
@@ -342,6 +383,405 @@ fn main() -> Result<()> {
     }
     println!("seeded {}", store.path().display());
     Ok(())
+}
+
+/// A task that delegated: two parallel children (one merged with its checks passing, one whose
+/// merge conflicted), then a child on the parent's state with a child of its own (depth 2).
+mod subagents {
+    use super::*;
+
+    const REPO: &str = "/home/dev/src/config";
+
+    fn check(name: &str) -> CheckFinished {
+        CheckFinished {
+            check_id: format!("k-{name}"),
+            name: name.into(),
+            status: CheckStatus::Passed,
+            exit_code: Some(0),
+            duration_ms: 2400,
+            summary: "passed".into(),
+            failures: Vec::new(),
+            required: true,
+            scope: CheckScope::Full,
+            only_before_task: false,
+        }
+    }
+
+    fn started(
+        child: &TaskId,
+        brief: &str,
+        role: &str,
+        model: &str,
+        parallel: bool,
+        depth: u32,
+        call: &str,
+    ) -> EventMsg {
+        EventMsg::SubagentStarted(SubagentStarted {
+            child_task_id: child.clone(),
+            brief: brief.into(),
+            scope: Vec::new(),
+            role: role.into(),
+            provider: "anthropic".into(),
+            model: model.into(),
+            call_id: Some(CallId::from(call)),
+            plan_node: None,
+            parallel,
+            depth,
+            max_steps: 20,
+            max_cost_usd: Some(0.5),
+            max_tokens: 200_000,
+            max_wall_secs: 900,
+        })
+    }
+
+    fn progress(
+        child: &TaskId,
+        steps: u32,
+        tokens: u64,
+        cost: f64,
+        files: &[&str],
+        activity: &str,
+    ) -> EventMsg {
+        EventMsg::SubagentProgress(SubagentProgress {
+            child_task_id: child.clone(),
+            steps,
+            tokens,
+            cost_usd: cost,
+            tool_calls: steps.saturating_sub(1),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            activity: activity.into(),
+        })
+    }
+
+    /// A child's own run: its brief, one model turn, a file written, its answer.
+    fn run_child(
+        w: &mut Writer<'_>,
+        model: &str,
+        call: &str,
+        path: &str,
+        answer: &str,
+    ) -> Result<()> {
+        w.usage_of(model, 6_400, 180, 0.0071, 0.0071)?;
+        w.tool(
+            call,
+            "write_file",
+            json!({"path": path, "content": "…"}),
+            &[&format!("Wrote {path}\n")],
+            ToolCallStatus::Success,
+            3,
+        )?;
+        w.emit(EventMsg::CheckpointCreated(CheckpointCreated {
+            checkpoint: 1,
+            commit: "5b1e0c7d9a3f2e4c6b8a0d1f3e5c7b9a1d3f5e7c".into(),
+            files: vec![path.into()],
+            call_id: Some(CallId::from(call)),
+        }))?;
+        w.usage_of(model, 7_100, 60, 0.0052, 0.0123)?;
+        w.emit(EventMsg::AssistantMessage(AssistantMessage {
+            text: answer.into(),
+        }))
+    }
+
+    fn finish(w: &mut Writer<'_>, status: TaskStatus, summary: &str) -> Result<()> {
+        w.emit(EventMsg::TaskFinished(TaskFinished {
+            status,
+            summary: summary.into(),
+            checks: Vec::new(),
+        }))
+    }
+
+    pub fn seed(store: &Store, id: &str, pace: Duration) -> Result<()> {
+        let mut p = start(
+            store,
+            id,
+            REPO,
+            "Quoted keys: fix the dotted-key split, add tests and document them",
+            pace,
+        )?;
+        let parent = p.task.clone();
+        let child = |n: u8| TaskId::from(format!("{id}{n}").as_str());
+        let (c1, c2, c3, g1) = (child(1), child(2), child(3), child(4));
+        p.emit(EventMsg::AssistantMessage(AssistantMessage {
+            text: "The tests and the docs are independent: two sub-agents in parallel, then the parser fix.".into(),
+        }))?;
+        let node = |id: &str,
+                    step: &str,
+                    status: PlanStatus,
+                    deps: &[&str],
+                    role: Option<&str>,
+                    child: &TaskId| PlanItem {
+            id: Some(id.into()),
+            depends_on: deps.iter().map(|d| d.to_string()).collect(),
+            role: role.map(String::from),
+            child_task_id: Some(child.clone()),
+            ..PlanItem::step(step, status)
+        };
+        p.emit(EventMsg::PlanUpdated(PlanUpdated {
+            items: vec![
+                node(
+                    "tests",
+                    "Add tests for quoted keys",
+                    PlanStatus::InProgress,
+                    &[],
+                    None,
+                    &c1,
+                ),
+                node(
+                    "docs",
+                    "Document quoted keys",
+                    PlanStatus::InProgress,
+                    &[],
+                    None,
+                    &c2,
+                ),
+                node(
+                    "parser",
+                    "Fix the dotted-key split",
+                    PlanStatus::Pending,
+                    &["tests"],
+                    Some("escalation"),
+                    &c3,
+                ),
+            ],
+        }))?;
+        p.usage(12_800, 420, 0.0440, 0.0440)?;
+
+        let worker = "claude-haiku-4-5";
+        let lineage = |role, depth, model| {
+            Some(Lineage {
+                parent: &parent,
+                role,
+                depth,
+                model,
+            })
+        };
+        let brief1 = "Add tests for quoted keys with dots to tests/quoted.rs";
+        let mut w1 = start_as(
+            store,
+            c1.as_str(),
+            REPO,
+            brief1,
+            pace,
+            lineage("worker", 1, worker),
+        )?;
+        p.emit(started(&c1, brief1, "worker", worker, true, 1, "toolu_d1"))?;
+        let brief2 = "Document quoted keys in docs/config.md";
+        let mut w2 = start_as(
+            store,
+            c2.as_str(),
+            REPO,
+            brief2,
+            pace,
+            lineage("worker", 1, worker),
+        )?;
+        p.emit(started(&c2, brief2, "worker", worker, true, 1, "toolu_d2"))?;
+        p.emit(progress(&c1, 1, 6_580, 0.0071, &[], "write_file"))?;
+        p.emit(progress(&c2, 1, 6_580, 0.0071, &[], "thinking"))?;
+        run_child(
+            &mut w1,
+            worker,
+            "toolu_c1",
+            "tests/quoted.rs",
+            "Added four tests for quoted keys.",
+        )?;
+        p.emit(progress(
+            &c1,
+            2,
+            13_740,
+            0.0123,
+            &["tests/quoted.rs"],
+            "thinking",
+        ))?;
+        run_child(
+            &mut w2,
+            worker,
+            "toolu_c2",
+            "docs/config.md",
+            "Documented quoted keys.",
+        )?;
+        p.emit(progress(
+            &c2,
+            2,
+            13_740,
+            0.0123,
+            &["docs/config.md"],
+            "thinking",
+        ))?;
+        finish(
+            &mut w1,
+            TaskStatus::Completed,
+            "Added four tests for quoted keys.",
+        )?;
+        p.emit(EventMsg::SubagentFinished(SubagentFinished {
+            child_task_id: c1.clone(),
+            status: TaskStatus::Completed,
+            summary: "Added four tests for quoted keys.".into(),
+            files: vec!["tests/quoted.rs".into()],
+            checks: vec![check("cargo test")],
+            cost_usd: 0.0123,
+            tokens: 13_740,
+            steps: 2,
+            merge: "merged".into(),
+            conflicts: Vec::new(),
+            reverted: Vec::new(),
+        }))?;
+        finish(&mut w2, TaskStatus::Completed, "Documented quoted keys.")?;
+        p.emit(EventMsg::SubagentFinished(SubagentFinished {
+            child_task_id: c2.clone(),
+            status: TaskStatus::Completed,
+            summary: "Documented quoted keys.".into(),
+            files: Vec::new(),
+            checks: Vec::new(),
+            cost_usd: 0.0123,
+            tokens: 13_740,
+            steps: 2,
+            merge: "conflict".into(),
+            conflicts: vec!["docs/config.md".into()],
+            reverted: Vec::new(),
+        }))?;
+
+        let strong = "claude-opus-4-1";
+        let brief3 = "Fix the dotted-key split in src/parser.rs so the new tests pass";
+        let mut w3 = start_as(
+            store,
+            c3.as_str(),
+            REPO,
+            brief3,
+            pace,
+            lineage("escalation", 1, strong),
+        )?;
+        p.emit(started(
+            &c3,
+            brief3,
+            "escalation",
+            strong,
+            false,
+            1,
+            "toolu_d3",
+        ))?;
+        w3.usage_of(strong, 9_200, 240, 0.1560, 0.1560)?;
+        p.emit(progress(&c3, 1, 9_440, 0.1560, &[], "delegate"))?;
+        let brief4 = "Add a regression test for a.\"b.c\" to tests/regression.rs";
+        let mut w4 = start_as(
+            store,
+            g1.as_str(),
+            REPO,
+            brief4,
+            pace,
+            Some(Lineage {
+                parent: &c3,
+                role: "worker",
+                depth: 2,
+                model: worker,
+            }),
+        )?;
+        w3.emit(started(&g1, brief4, "worker", worker, false, 2, "toolu_g"))?;
+        run_child(
+            &mut w4,
+            worker,
+            "toolu_g1",
+            "tests/regression.rs",
+            "Added the regression test.",
+        )?;
+        w3.emit(progress(
+            &g1,
+            2,
+            13_740,
+            0.0123,
+            &["tests/regression.rs"],
+            "thinking",
+        ))?;
+        finish(&mut w4, TaskStatus::Completed, "Added the regression test.")?;
+        w3.emit(EventMsg::SubagentFinished(SubagentFinished {
+            child_task_id: g1.clone(),
+            status: TaskStatus::Completed,
+            summary: "Added the regression test.".into(),
+            files: vec!["tests/regression.rs".into()],
+            checks: Vec::new(),
+            cost_usd: 0.0123,
+            tokens: 13_740,
+            steps: 2,
+            merge: "applied".into(),
+            conflicts: Vec::new(),
+            reverted: Vec::new(),
+        }))?;
+        p.emit(progress(
+            &c3,
+            2,
+            9_440,
+            0.1560,
+            &["tests/regression.rs"],
+            "run_command",
+        ))?;
+        w3.tool(
+            "toolu_c3",
+            "run_command",
+            json!({"command": "cargo test -p config"}),
+            &["test result: ok. 407 passed\n"],
+            ToolCallStatus::Success,
+            4100,
+        )?;
+        if pace > Duration::ZERO {
+            // Leave the last child running a while, so a screenshot catches it.
+            std::thread::sleep(pace * 10);
+        }
+        w3.usage_of(strong, 10_100, 90, 0.0910, 0.2470)?;
+        finish(
+            &mut w3,
+            TaskStatus::Completed,
+            "The split now respects quotes; 407 tests pass.",
+        )?;
+        p.emit(EventMsg::SubagentFinished(SubagentFinished {
+            child_task_id: c3.clone(),
+            status: TaskStatus::Completed,
+            summary: "The split now respects quotes; 407 tests pass.".into(),
+            files: vec!["src/parser.rs".into(), "tests/regression.rs".into()],
+            checks: vec![check("cargo test"), check("cargo clippy")],
+            cost_usd: 0.2593,
+            tokens: 33_370,
+            steps: 3,
+            merge: "applied".into(),
+            conflicts: Vec::new(),
+            reverted: Vec::new(),
+        }))?;
+        p.emit(EventMsg::PlanUpdated(PlanUpdated {
+            items: vec![
+                node(
+                    "tests",
+                    "Add tests for quoted keys",
+                    PlanStatus::Completed,
+                    &[],
+                    None,
+                    &c1,
+                ),
+                node(
+                    "docs",
+                    "Document quoted keys",
+                    PlanStatus::Failed,
+                    &[],
+                    None,
+                    &c2,
+                ),
+                node(
+                    "parser",
+                    "Fix the dotted-key split",
+                    PlanStatus::Completed,
+                    &["tests"],
+                    Some("escalation"),
+                    &c3,
+                ),
+            ],
+        }))?;
+        p.usage(15_600, 160, 0.0290, 0.0730)?;
+        p.emit(EventMsg::AssistantMessage(AssistantMessage {
+            text: "The parser and its tests are in; the docs conflicted with your edit of docs/config.md.".into(),
+        }))?;
+        finish(
+            &mut p,
+            TaskStatus::Completed,
+            "The parser and its tests are in; the docs conflicted.",
+        )
+    }
 }
 
 /// The cost journal: six tasks in three repositories over 200 days, three models (one without a

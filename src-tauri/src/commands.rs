@@ -27,6 +27,21 @@ pub fn list_tasks(journal: State<'_, Journal>) -> Result<Vec<TaskRow>, IpcError>
     Ok(journal.bridge()?.store().tasks()?)
 }
 
+/// One task's row, for a task the lists do not carry (a sub-agent opened from the Costs view).
+#[tauri::command(async)]
+pub fn get_task(journal: State<'_, Journal>, task_id: TaskId) -> Result<TaskRow, IpcError> {
+    Ok(journal.bridge()?.store().task(&task_id)?)
+}
+
+/// A task's sub-agents (its direct children), oldest first; the lists above carry top-level tasks only.
+#[tauri::command(async)]
+pub fn task_children(
+    journal: State<'_, Journal>,
+    task_id: TaskId,
+) -> Result<Vec<TaskRow>, IpcError> {
+    Ok(journal.bridge()?.store().children(&task_id)?)
+}
+
 #[tauri::command(async)]
 pub fn task_events(
     journal: State<'_, Journal>,

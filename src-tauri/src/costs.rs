@@ -4,7 +4,10 @@
 use crate::commands::Runner;
 use crate::error::IpcError;
 use bosun_protocol::TaskId;
-use bosun_store::{BudgetStatus, CostDashboard, CostQuery, StatsGroup, StatsRow, UsageRow};
+use bosun_store::{
+    BudgetStatus, CostDashboard, CostFilter, CostGroup, CostQuery, CostRow, StatsGroup, StatsRow,
+    UsageRow,
+};
 use serde::Deserialize;
 use tauri::State;
 
@@ -21,6 +24,17 @@ pub fn cost_dashboard(
         ));
     }
     Ok(runner.engine()?.store.cost_dashboard(&query)?)
+}
+
+/// Spend added up `by` one grouping (the Costs view's table by role: `main` for the user's
+/// tasks, a sub-agent's role for its responses), costliest first.
+#[tauri::command(async)]
+pub fn cost_groups(
+    runner: State<'_, Runner>,
+    by: CostGroup,
+    filter: CostFilter,
+) -> Result<Vec<CostRow>, IpcError> {
+    Ok(runner.engine()?.store.costs(by, &filter)?)
 }
 
 /// Each model request of a task: model, tokens by class, the rates used, cost, latency.

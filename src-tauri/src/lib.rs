@@ -104,6 +104,8 @@ pub fn run() -> Result<(), tauri::Error> {
         .invoke_handler(tauri::generate_handler![
             commands::list_tasks,
             commands::task_events,
+            commands::task_children,
+            commands::get_task,
             commands::subscribe_tasks,
             commands::subscribe_task,
             commands::unsubscribe,
@@ -164,6 +166,7 @@ pub fn run() -> Result<(), tauri::Error> {
             costs::cost_dashboard,
             costs::task_usage,
             costs::cost_stats,
+            costs::cost_groups,
             costs::budget_statuses,
             costs::add_price,
             memory::memories,

@@ -30,11 +30,20 @@ export function hasCommand(name) {
   }
 }
 
-/** Starts the scripted mock model (recording requests to dir/rec.jsonl); resolves with its base URL once it listens. */
-export async function startMockModel(dir, script, { props, window } = {}) {
+/**
+ * Starts the scripted mock model (recording requests to dir/rec.jsonl); resolves with its base URL
+ * once it listens. `routes` maps a marker to a script of its own: a request whose first user
+ * message contains the marker (a sub-agent's brief) takes its replies from there.
+ */
+export async function startMockModel(dir, script, { props, window, routes } = {}) {
   const scriptPath = join(dir, "script.json");
   writeFileSync(scriptPath, JSON.stringify(script));
   const args = ["--script", scriptPath, "--record", join(dir, "rec.jsonl")];
+  Object.entries(routes ?? {}).forEach(([marker, replies], i) => {
+    const path = join(dir, `route-${i}.json`);
+    writeFileSync(path, JSON.stringify(replies));
+    args.push("--route", `${marker}=${path}`);
+  });
   if (props) {
     // What llama.cpp's server answers on GET /props (its chat template, its context size).
     const propsPath = join(dir, "props.json");

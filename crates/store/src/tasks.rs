@@ -256,11 +256,13 @@ impl Store {
     }
 
     /// The top-level tasks whose row changed at or after `since` (an `updated_at`), for a list
-    /// that follows the journal without reading every task again.
+    /// that follows the journal without reading every task again (sub-agents stay out of it, as
+    /// out of [`Store::tasks`]).
     pub fn tasks_updated_since(&self, since: &str) -> Result<Vec<TaskRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 AND parent_task_id IS NULL ORDER BY created_at DESC, id DESC"
+            "SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 AND parent_task_id IS NULL
+             ORDER BY created_at DESC, id DESC"
         ))?;
         let rows = stmt.query_map([since], from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)

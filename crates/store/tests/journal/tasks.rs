@@ -87,6 +87,39 @@ fn tasks_are_listed_newest_first() {
 }
 
 #[test]
+fn the_lists_carry_top_level_tasks_and_children_are_read_from_their_parent() {
+    let (_dir, _path, store) = journal();
+    let parent = new_task("01p", "2026-11-30T03:00:00.000Z");
+    store.create_task(&parent).unwrap();
+    for (id, at) in [
+        ("01p2", "2026-11-30T03:02:00.000Z"),
+        ("01p1", "2026-11-30T03:01:00.000Z"),
+    ] {
+        let mut child = new_task(id, at);
+        child.parent_task_id = Some(parent.id.clone());
+        child.role = Some("worker".into());
+        child.depth = 1;
+        store.create_task(&child).unwrap();
+    }
+    let ids = |rows: Vec<TaskRow>| rows.into_iter().map(|t| t.id.0).collect::<Vec<_>>();
+    assert_eq!(ids(store.tasks().unwrap()), ["01p"]);
+    assert_eq!(ids(store.recent_tasks(10).unwrap()), ["01p"]);
+    // The app's task list follows changed rows: a child's changes stay out of it too.
+    assert_eq!(
+        ids(store
+            .tasks_updated_since("2026-11-30T00:00:00.000Z")
+            .unwrap()),
+        ["01p"]
+    );
+    let children = store.children(&parent.id).unwrap();
+    assert_eq!(ids(children.clone()), ["01p1", "01p2"]);
+    assert_eq!(
+        (children[0].role.as_deref(), children[0].depth),
+        (Some("worker"), 1)
+    );
+}
+
+#[test]
 fn find_task_accepts_a_unique_prefix_and_explains_ambiguity_and_absence() {
     let (_dir, _path, store) = journal();
     for (id, at) in [

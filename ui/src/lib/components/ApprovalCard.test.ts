@@ -257,3 +257,33 @@ describe("the approval card for a compaction's summary", () => {
     expect(answers[0].text).toBeUndefined();
   });
 });
+
+describe("the approval card for a failed plan node", () => {
+  const failed: ApprovalRequested = {
+    ...request,
+    kind: "plan_node_failed",
+    tool: "plan",
+    action: { kind: "plan_node_failed", node: "parser", step: "Fix the dotted-key split", attempts: 3, failure: "1 test failed: parser::tests::quoted_keys" },
+    suggestions: [],
+  };
+
+  it("names the node, its step, its attempts and the failure, and offers Retry, Skip and Stop", () => {
+    const { card, answers } = render(failed);
+    expect(card.querySelector("header strong")?.textContent).toBe("A plan node failed");
+    expect(card.querySelector('[data-plan-node="parser"]')?.textContent).toContain("(Fix the dotted-key split) failed after 3 attempts");
+    expect(card.querySelector("[data-failure]")?.textContent).toBe("1 test failed: parser::tests::quoted_keys");
+    expect(card.querySelector('input[name="rule"]')).toBeNull();
+    const buttons = [...card.querySelectorAll("button")].map((b) => b.textContent?.trim().replace(/\s+[A-Z]$/, ""));
+    expect(buttons).toEqual(["Retry it", "Skip it", "Stop the plan"]);
+    press("a");
+    expect(answers).toEqual([]);
+    press("t");
+    expect(answers.map((a) => a.decision)).toEqual(["approve_task"]);
+  });
+
+  it("stops the plan with n", () => {
+    const { answers } = render(failed);
+    press("n");
+    expect(answers.map((a) => a.decision)).toEqual(["deny"]);
+  });
+});

@@ -1,5 +1,8 @@
 import type { BudgetStatus } from "../bindings/BudgetStatus";
 import type { CostDashboard } from "../bindings/CostDashboard";
+import type { CostFilter } from "../bindings/CostFilter";
+import type { CostGroup } from "../bindings/CostGroup";
+import type { CostRow } from "../bindings/CostRow";
 import type { CostQuery } from "../bindings/CostQuery";
 import type { StatsGroup } from "../bindings/StatsGroup";
 import type { StatsRow } from "../bindings/StatsRow";
@@ -20,6 +23,11 @@ export interface PriceInput {
 /** Totals, the daily chart and the tables of the Costs view. */
 export function costDashboard(query: CostQuery): Promise<CostDashboard> {
   return call("cost_dashboard", { query });
+}
+
+/** Spend added up `by` one grouping (`role`: `main` for the user's tasks, each sub-agent role for its responses), costliest first. */
+export function costGroups(by: CostGroup, filter: CostFilter = {}): Promise<CostRow[]> {
+  return call("cost_groups", { by, filter });
 }
 
 /** Each model request of a task, oldest first. */

@@ -42,6 +42,16 @@ export function listTasks(): Promise<TaskRow[]> {
   return call("list_tasks");
 }
 
+/** One task's row (code `not_found` when the journal has no such task). */
+export function getTask(taskId: string): Promise<TaskRow> {
+  return call("get_task", { taskId });
+}
+
+/** A task's sub-agents (its direct children), oldest first: each is a task of its own in the journal. */
+export function taskChildren(taskId: string): Promise<TaskRow[]> {
+  return call("task_children", { taskId });
+}
+
 /** Up to `limit` events of a task with `seq > afterSeq`, in order (used to fill a gap). */
 export function taskEvents(taskId: string, afterSeq: number, limit = 2000): Promise<Event[]> {
   return call("task_events", { taskId, afterSeq, limit });

@@ -4,7 +4,8 @@ import type { IpcError } from "../bindings/IpcError";
 import type { Stack } from "../bindings/Stack";
 import type { StatsGroup } from "../bindings/StatsGroup";
 import type { StatsRow } from "../bindings/StatsRow";
-import { costDashboard, costStats } from "../ipc/costs";
+import type { CostTableRow } from "../bindings/CostTableRow";
+import { costDashboard, costGroups, costStats } from "../ipc/costs";
 import { toIpcError } from "../ipc/journal";
 
 /** Rows each table shows at first (the costliest); "Show more" adds more. */
@@ -61,7 +62,11 @@ export class CostsView {
   statsBy: StatsGroup = $state("model");
   stats: StatsRow[] | null = $state.raw(null);
   statsError: IpcError | null = $state(null);
+  /** Spend by role (`main` for the user's tasks, each sub-agent role), costliest first. */
+  roles: CostTableRow[] | null = $state.raw(null);
+  rolesError: IpcError | null = $state(null);
   private asked = 0;
+  private rolesAsked = 0;
   private statsAsked = 0;
 
   constructor() {
@@ -99,6 +104,19 @@ export class CostsView {
       this.statsError = null;
     } catch (err) {
       if (n === this.statsAsked) this.statsError = toIpcError(err);
+    }
+  }
+
+  /** Reads the spend by role (the roles are few: one query over the usage, no limit). */
+  async loadRoles(): Promise<void> {
+    const n = ++this.rolesAsked;
+    try {
+      const rows = await costGroups("role");
+      if (n !== this.rolesAsked) return;
+      this.roles = rows.map((r) => ({ key: r.key, figure: r.figure, outlier: false }));
+      this.rolesError = null;
+    } catch (err) {
+      if (n === this.rolesAsked) this.rolesError = toIpcError(err);
     }
   }
 

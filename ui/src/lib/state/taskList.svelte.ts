@@ -28,9 +28,19 @@ export class TaskList {
   focusSeq: number | null = $state(null);
   /** The row of a task opened from the history, shown until the live list carries it. */
   opened: TaskRow | null = $state.raw(null);
+  /**
+   * The tasks a sub-agent was opened from, outermost first: the way back from a child's timeline
+   * (children are not in the list, which holds the user's own tasks).
+   */
+  trail: TaskRow[] = $state.raw([]);
 
   readonly selected = $derived(
     this.tasks.find((t) => t.id === this.selectedId) ?? (this.opened?.id === this.selectedId ? this.opened : null),
+  );
+  /** Where "Back" goes from a sub-agent's timeline: the task it was opened from, else its parent when the list has it. */
+  readonly parent = $derived(
+    this.trail[this.trail.length - 1] ??
+      (this.selected?.parent_task_id ? (this.tasks.find((t) => t.id === this.selected?.parent_task_id) ?? null) : null),
   );
   /** How many tasks wait for an approval. */
   readonly waitingTasks = $derived(Object.values(this.owned).filter((n) => n > 0).length);
@@ -73,7 +83,25 @@ export class TaskList {
     this.costsOpen = false;
     this.memoryOpen = false;
     this.focusSeq = focusSeq;
+    this.trail = [];
     if (row) this.opened = row;
+  }
+
+  /** Opens a sub-agent's own timeline from the task shown now, which becomes the way back. */
+  openChild(child: TaskRow) {
+    const from = this.selected;
+    const trail = from && from.id !== child.id ? [...this.trail, from] : this.trail;
+    this.choose(child.id, null, child);
+    this.trail = trail;
+  }
+
+  /** Back from a sub-agent's timeline to the task it was opened from. */
+  back() {
+    const parent = this.parent;
+    if (!parent) return;
+    const trail = this.trail.slice(0, -1);
+    this.choose(parent.id, null, parent);
+    this.trail = trail;
   }
 
   /** Opens the History view. */

@@ -103,3 +103,45 @@ describe("TaskList, opening the Memory view", () => {
     expect([empty.memoryOpen, empty.memoryRepo]).toEqual([true, null]);
   });
 });
+
+describe("TaskList, opening sub-agents", () => {
+  it("opens a child from its parent and goes back the way it came, through a grandchild", () => {
+    const list = new TaskList();
+    list.replace([taskRow({ id: "p" })]);
+    list.choose("p");
+    const child = taskRow({ id: "c", parent_task_id: "p", depth: 1, role: "worker" });
+    const grandchild = taskRow({ id: "g", parent_task_id: "c", depth: 2, role: "worker" });
+    list.openChild(child);
+    expect(list.selected?.id).toBe("c");
+    list.openChild(grandchild);
+    expect(list.selected?.id).toBe("g");
+    expect(list.trail.map((t) => t.id)).toEqual(["p", "c"]);
+    list.back();
+    expect(list.selected?.id).toBe("c");
+    list.back();
+    expect(list.selected?.id).toBe("p");
+    expect(list.trail).toEqual([]);
+  });
+
+  it("forgets the way back when another task is chosen", () => {
+    const list = new TaskList();
+    list.replace([taskRow({ id: "p" }), taskRow({ id: "q" })]);
+    list.choose("p");
+    list.openChild(taskRow({ id: "c", parent_task_id: "p", depth: 1 }));
+    list.choose("q");
+    expect(list.trail).toEqual([]);
+    list.back();
+    expect(list.selected?.id).toBe("q");
+  });
+});
+
+describe("TaskList, a sub-agent opened without a trail", () => {
+  it("goes back to its parent when the list has it", () => {
+    const list = new TaskList();
+    list.replace([taskRow({ id: "p" })]);
+    list.choose("c", null, taskRow({ id: "c", parent_task_id: "p", depth: 1 }));
+    expect(list.parent?.id).toBe("p");
+    list.back();
+    expect(list.selected?.id).toBe("p");
+  });
+});

@@ -1,5 +1,6 @@
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ApprovalRequested } from "../bindings/ApprovalRequested";
+import type { CheckFinished } from "../bindings/CheckFinished";
 import type { ContextItem } from "../bindings/ContextItem";
 import type { ContextKind } from "../bindings/ContextKind";
 import type { Event } from "../bindings/Event";
@@ -13,6 +14,8 @@ import type { TaskStatus } from "../bindings/TaskStatus";
 import type { ToolCallStatus } from "../bindings/ToolCallStatus";
 import { appendOutput, emptyTerminal, terminalFrom, type TerminalText } from "./terminalText";
 import { applyCheckEvent, emptyChecks, type BatchKind, type CheckBatch, type CheckRun, type ChecksState } from "./checks";
+import { formatUsd } from "../components/format";
+import { applySubagentEvent, checksResult, emptySubagents, type SubagentTree } from "./subagents";
 
 interface Entry {
   /** Stable key for keyed rendering: the seq of the event that opened the entry. */
@@ -68,7 +71,9 @@ export type TimelineItem =
   | (Entry & { kind: "finished"; status: TaskStatus; summary: string })
   /** Checks that ran together (a round, a re-run, after an edit), at the point they started. */
   | (Entry & { kind: "checks"; batch: BatchKind; round: number; runs: CheckLine[] })
-  | (Entry & { kind: "review"; action: ReviewEvent["action"]; text: string });
+  | (Entry & { kind: "review"; action: ReviewEvent["action"]; text: string })
+  /** A sub-agent started or finished (its own timeline is under `childTaskId`). */
+  | (Entry & { kind: "subagent"; phase: "started" | "finished"; childTaskId: string; text: string; status: TaskStatus | null });
 
 export type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
 export type ChecksItem = Extract<TimelineItem, { kind: "checks" }>;
@@ -141,6 +146,8 @@ export interface Timeline {
   pins: string[];
   /** The planned checks and every run of them (the Checks panel). */
   checks: ChecksState;
+  /** The sub-agents this task delegated to, live from its stream (the tree above the timeline). */
+  subagents: SubagentTree;
   startedAt: string | null;
   finishedAt: string | null;
 }
@@ -180,6 +187,7 @@ export function emptyTimeline(): Timeline {
     pending: [],
     pins: [],
     checks: emptyChecks(),
+    subagents: emptySubagents(),
     startedAt: null,
     finishedAt: null,
   };
@@ -228,6 +236,7 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
   for (const ev of events) {
     const base = { key: ev.seq, ts: ev.ts };
     next.checks = applyCheckEvent(next.checks, ev);
+    next.subagents = applySubagentEvent(next.subagents, ev);
     switch (ev.type) {
       case "check_started":
       case "check_finished":
@@ -466,6 +475,17 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
         next.items.push({ ...base, kind: "review", action: review.action, text: reviewText(review) });
         break;
       }
+      case "subagent_started": {
+        const node = next.subagents.nodes[ev.child_task_id];
+        if (node?.seq !== ev.seq) break; // the same child started twice: one line
+        next.items.push({ ...base, kind: "subagent", phase: "started", childTaskId: ev.child_task_id, text: subagentStartedLine(ev), status: null });
+        break;
+      }
+      case "subagent_finished":
+        if (!next.items.some((i) => i.kind === "subagent" && i.phase === "started" && i.childTaskId === ev.child_task_id)) break;
+        if (next.items.some((i) => i.kind === "subagent" && i.phase === "finished" && i.childTaskId === ev.child_task_id)) break;
+        next.items.push({ ...base, kind: "subagent", phase: "finished", childTaskId: ev.child_task_id, text: subagentFinishedLine(ev), status: ev.status });
+        break;
       case "task_finished":
         next.status = ev.status;
         next.pending = [];
@@ -492,6 +512,51 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
     }
   }
   return next;
+}
+
+/** `Sub-agent (worker, mock-model, parallel) started: write notes.txt — scope notes.txt`. */
+export function subagentStartedLine(s: { brief: string; role: string; model: string; parallel: boolean; scope: string[]; plan_node?: string }): string {
+  const how = [s.role, s.model, s.parallel ? "parallel" : null].filter(Boolean).join(", ");
+  const brief = firstLine(s.brief);
+  const node = s.plan_node ? ` for plan node ${s.plan_node}` : "";
+  const scope = s.scope.length > 0 ? ` — scope ${s.scope.join(", ")}` : "";
+  return `Sub-agent (${how}) started${node}: ${brief}${scope}`;
+}
+
+/** How a finished sub-agent's work reached its parent, in words. */
+export const mergeText: Record<string, string> = {
+  applied: "applied to this worktree",
+  merged: "merged",
+  conflict: "not merged: conflict",
+  none: "changed nothing",
+  reverted: "its changes were dropped",
+};
+
+/** `Sub-agent completed: 1 file, checks passed, merged, $0.0123 — summary`. */
+export function subagentFinishedLine(f: {
+  status: TaskStatus;
+  summary: string;
+  files: string[];
+  checks: CheckFinished[];
+  cost_usd: number;
+  merge: string;
+  conflicts?: string[];
+  reverted?: string[];
+}): string {
+  const parts: string[] = [f.files.length === 1 ? "1 file" : `${f.files.length} files`];
+  const checks = checksResult(f.checks);
+  if (checks) parts.push(`checks ${checks}`);
+  const merge = mergeText[f.merge] ?? f.merge;
+  parts.push(f.merge === "conflict" && f.conflicts?.length ? `${merge} in ${f.conflicts.join(", ")}` : merge);
+  if (f.reverted?.length) parts.push(`put back outside its scope: ${f.reverted.join(", ")}`);
+  parts.push(formatUsd(f.cost_usd));
+  const summary = firstLine(f.summary);
+  return `Sub-agent ${f.status.replace(/_/g, " ")}: ${parts.join(", ")}${summary ? ` — ${summary}` : ""}`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 
 /** An approval still waiting when its call ended or its task finished: nobody will answer it now. */

@@ -15,7 +15,7 @@ vi.mock("uplot", () => ({
 }));
 import CostsPane from "./CostsPane.svelte";
 import { forgetCosts, prefetchCosts } from "../../state/costsView.svelte";
-import { dashboard, stats } from "./fixtures";
+import { dashboard, figure, stats } from "./fixtures";
 
 globalThis.ResizeObserver ??= class {
   observe() {}
@@ -105,6 +105,45 @@ describe("the Costs view", () => {
     await until(() => target.querySelector('[data-testid="insights-row"]'));
     const metric = (m: string) => target.querySelector(`[data-testid="insights-row"] [data-metric="${m}"]`)?.textContent?.trim();
     expect([metric("success_rate"), metric("first_pass_rate"), metric("cost_per_success_usd"), metric("failure_causes")]).toEqual(["75%", "50%", "$0.67", "budget × 1"]);
+  });
+
+  it("attributes spend to roles: the user's tasks and each sub-agent role", async () => {
+    const asked: unknown[] = [];
+    const { target } = render((cmd, args) => {
+      if (cmd === "cost_dashboard") return dashboard();
+      if (cmd === "cost_stats") return stats();
+      if (cmd === "cost_groups") {
+        asked.push(args);
+        return [
+          { key: "main", figure: figure(20, 12) },
+          { key: "worker", figure: figure(8, 30) },
+          { key: "escalation", figure: figure(2.75, 2) },
+        ];
+      }
+      throw new Error(cmd);
+    });
+    const table = await until(() => target.querySelector('[data-testid="cost-table-role"]'));
+    expect(asked).toEqual([{ by: "role", filter: {} }]);
+    expect(table.querySelector("h3")?.textContent).toBe("By role");
+    const rows = [...table.querySelectorAll<HTMLElement>('[data-testid="cost-row"]')];
+    expect(rows.map((r) => [r.dataset.key, r.querySelector('[data-testid="cost-row-cost"]')?.textContent])).toEqual([
+      ["main", "$20.00"],
+      ["worker", "$8.00"],
+      ["escalation", "$2.75"],
+    ]);
+    expect(rows[1].textContent).toContain("worker (sub-agents)");
+    expect(rows[0].textContent).toContain("main (your tasks)");
+  });
+
+  it("says so when the spend by role cannot be read, and shows the rest", async () => {
+    const { target } = render((cmd) => {
+      if (cmd === "cost_dashboard") return dashboard();
+      if (cmd === "cost_groups") throw { code: "journal", message: "no such column: t.role" };
+      return stats();
+    });
+    const err = await until(() => target.querySelector('[data-testid="costs-roles-error"]'));
+    expect(err.textContent).toContain("no such column: t.role");
+    expect(target.querySelector('[data-testid="cost-table-task"]')).not.toBeNull();
   });
 
   it("asks again stacked by repository and for 90 days", async () => {

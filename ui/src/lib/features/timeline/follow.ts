@@ -1,6 +1,16 @@
 import type { IpcError } from "../../bindings/IpcError";
 import { subscribeTask, taskEvents, toIpcError, type Subscription } from "../../ipc/journal";
-import type { TaskTimeline } from "../../state/taskTimeline.svelte";
+import type { FeedEnd } from "../../bindings/FeedEnd";
+import type { Event } from "../../bindings/Event";
+
+/** What a followed stream feeds: a task's timeline, or one child's sub-agent tree. */
+export interface FollowedTask {
+  readonly taskId: string;
+  readonly lastSeq: number;
+  /** Takes a batch; returns the seq to read history after when a hole showed up, else null. */
+  receive(events: readonly Event[]): number | null;
+  finish(end: FeedEnd): void;
+}
 
 /** A live subscription feeding one `TaskTimeline`, with history reads to fill holes. */
 export interface TaskFollow {
@@ -10,7 +20,7 @@ export interface TaskFollow {
   close(): void;
 }
 
-export function followTask(timeline: TaskTimeline, onError: (err: IpcError) => void): TaskFollow {
+export function followTask(timeline: FollowedTask, onError: (err: IpcError) => void): TaskFollow {
   const id = timeline.taskId;
   let sub: Subscription | null = null;
   let closed = false;
