@@ -413,7 +413,7 @@ mod tests {
             available: false,
             message: String::new(),
         };
-        let s = settings(home.path(), unavailable).unwrap();
+        let s = settings(home.path(), unavailable.clone()).unwrap();
         assert_eq!(
             s.providers,
             vec![ProviderView {
@@ -427,7 +427,28 @@ mod tests {
                     first_byte_timeout_secs: Some(900),
                     ..ProviderLimits::default()
                 },
+                fallback: Vec::new(),
             }]
+        );
+        // Roles and fallbacks go through the core's checks; the view shows what was saved.
+        let named = "bosun-test-llama-7f3a";
+        let routing = RoutingSettings {
+            main: Some(named.into()),
+            ..RoutingSettings::default()
+        };
+        set_routing(home.path(), routing.clone()).unwrap();
+        let refused = set_fallback(home.path(), named, vec![named.into()]).unwrap_err();
+        assert_eq!(refused.code, "config");
+        assert!(
+            refused.message.contains("cannot fall back to itself"),
+            "{}",
+            refused.message
+        );
+        let s = settings(home.path(), unavailable.clone()).unwrap();
+        assert_eq!(s.routing, routing);
+        assert_eq!(
+            s.roles,
+            ["main", "planner", "worker", "summarizer", "escalation"]
         );
         assert_eq!(s.provider_defaults.first_byte_timeout_secs, Some(300));
         let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
