@@ -75,7 +75,7 @@ describe("Settings: model roles", () => {
     expect(select("summarizer").value).toBe("mini");
     expect(select("worker").value).toBe("");
     expect(select("worker").selectedOptions[0].textContent).toBe("same as main");
-    expect(select("main").selectedOptions[0].textContent).toBe("the default provider (claude)");
+    expect(select("main").selectedOptions[0].textContent).toBe("default (claude)");
     expect([...select("worker").options].map((o) => o.value)).toEqual(["", "claude", "local", "mini"]);
 
     await choose("role_worker", "local");
