@@ -19,6 +19,8 @@ fn main() {
         "save_provider",
         "remove_provider",
         "set_defaults",
+        "set_routing",
+        "set_fallback",
         "test_provider",
         "detect_servers",
         "read_policy",

@@ -47,7 +47,9 @@ pub struct LaunchRequest {
     pub prompt: String,
     #[serde(default)]
     pub base: Option<String>,
-    pub provider: ProviderChoice,
+    /// Absent: the repository's provider, else `[routing] main`, else `default_provider`.
+    #[serde(default)]
+    pub provider: Option<ProviderChoice>,
     #[serde(default)]
     pub mode: Option<Mode>,
     #[serde(default)]
@@ -159,12 +161,12 @@ impl Engine {
             repo: row.repo.clone(),
             prompt,
             base: None,
-            provider: ProviderChoice::Inline {
+            provider: Some(ProviderChoice::Inline {
                 api: started.api.clone(),
                 base_url: Some(started.base_url.clone()).filter(|u| !u.is_empty()),
                 model: started.model.clone(),
                 api_key_env: started.api_key_env.clone(),
-            },
+            }),
             mode: started.mode.as_deref().and_then(|m| m.parse().ok()),
             max_steps: None,
             max_cost_usd: started.max_cost_usd,
@@ -352,8 +354,24 @@ impl Engine {
             })?;
         let max_steps = settings.max_steps.value;
         let max_cost_usd = settings.max_cost_usd.map(|c| c.value);
-        let named = matches!(req.provider, ProviderChoice::Named { .. });
-        let (name, entry) = match req.provider {
+        // No choice in the form: the repository's provider, `[routing] main` or the default.
+        let choice = match req.provider {
+            Some(choice) => choice,
+            None => ProviderChoice::Named {
+                name: match settings.provider {
+                    Some(p) => p.value,
+                    None => {
+                        BosunConfig::load(&self.home)
+                            .and_then(|c| c.provider(None))
+                            .map_err(|e| bad_request(e.to_string()))?
+                            .0
+                    }
+                },
+                model: None,
+            },
+        };
+        let named = matches!(choice, ProviderChoice::Named { .. });
+        let (name, entry) = match choice {
             ProviderChoice::Inline {
                 api,
                 base_url,
@@ -486,7 +504,7 @@ mod tests {
         assert_eq!(req.mode, Some(Mode::AutoEdit));
         assert_eq!(req.max_steps, Some(20));
         assert!(
-            matches!(req.provider, ProviderChoice::Inline { ref model, .. } if model == "qwen")
+            matches!(req.provider, Some(ProviderChoice::Inline { ref model, .. }) if model == "qwen")
         );
 
         let req: LaunchRequest = serde_json::from_value(json!({
@@ -495,11 +513,17 @@ mod tests {
         .unwrap();
         assert_eq!(
             req.provider,
-            ProviderChoice::Named {
+            Some(ProviderChoice::Named {
                 name: "local".into(),
                 model: None
-            }
+            })
         );
         assert_eq!(req.mode, None);
+        let req: LaunchRequest =
+            serde_json::from_value(json!({"repo": ".", "prompt": "x"})).unwrap();
+        assert_eq!(
+            req.provider, None,
+            "the repository's, [routing] main or the default"
+        );
     }
 }

@@ -119,6 +119,8 @@ pub fn run() -> Result<(), tauri::Error> {
             settings::ipc::save_provider,
             settings::ipc::remove_provider,
             settings::ipc::set_defaults,
+            settings::ipc::set_routing,
+            settings::ipc::set_fallback,
             settings::ipc::test_provider,
             settings::ipc::detect_servers,
             settings::ipc::read_policy,

@@ -5,7 +5,7 @@
 use crate::error::IpcError;
 use crate::probe::{self, Detected, PRESETS, Preset};
 use crate::secrets::{self, KeychainStatus};
-use bosun_core::config::ProfileEntry;
+use bosun_core::config::{ProfileEntry, RoutingSettings};
 use bosun_core::{BosunConfig, PolicyFiles, ProviderEntry, ProviderLimits};
 use bosun_policy::{Layer, Mode, Policy};
 use bosun_protocol::ToolAction;
@@ -28,6 +28,8 @@ pub struct ProviderView {
     pub key_in_keychain: bool,
     /// Its timeouts and size limits as set (unset ones take `Settings::provider_defaults`).
     pub limits: ProviderLimits,
+    /// The providers used in order when it fails (`[providers.NAME] fallback`).
+    pub fallback: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,6 +43,10 @@ pub struct Settings {
     pub presets: Vec<Preset>,
     /// What a provider's unset limits are.
     pub provider_defaults: ProviderLimits,
+    /// The provider of each role (`[routing]`; a role left out uses `main`'s).
+    pub routing: RoutingSettings,
+    /// The roles, in the order Settings shows them.
+    pub roles: Vec<String>,
 }
 
 /// A provider as the editor sends it.
@@ -79,6 +85,7 @@ pub fn settings(home: &Path, keychain: KeychainStatus) -> Result<Settings, IpcEr
                 && p.api_key_env.is_none()
                 && secrets::read(name).is_some(),
             limits: p.limit_keys(),
+            fallback: p.fallback.clone(),
         })
         .collect();
     Ok(Settings {
@@ -90,6 +97,8 @@ pub fn settings(home: &Path, keychain: KeychainStatus) -> Result<Settings, IpcEr
         keychain,
         presets: PRESETS.to_vec(),
         provider_defaults: ProviderLimits::defaults(),
+        routing: config.routing.unwrap_or_default(),
+        roles: bosun_core::config::ROLES.map(String::from).to_vec(),
     })
 }
 
@@ -149,8 +158,22 @@ pub fn save_provider(
         {
             secrets::store(name, &old_key).map_err(config_error)?;
         }
+        BosunConfig::rename_references(home, &old, name)
+            .map_err(|e| config_error(e.to_string()))?;
         remove_provider(home, &old)?;
     }
+    Ok(())
+}
+
+/// Saves `[routing]` (each role's provider, or none: `main`'s).
+pub fn set_routing(home: &Path, routing: RoutingSettings) -> Result<(), IpcError> {
+    BosunConfig::set_routing(home, routing).map_err(|e| config_error(e.to_string()))?;
+    Ok(())
+}
+
+/// Saves `[providers.PROVIDER] fallback`.
+pub fn set_fallback(home: &Path, provider: &str, fallback: Vec<String>) -> Result<(), IpcError> {
+    BosunConfig::set_fallback(home, provider, fallback).map_err(|e| config_error(e.to_string()))?;
     Ok(())
 }
 
@@ -390,7 +413,7 @@ mod tests {
             available: false,
             message: String::new(),
         };
-        let s = settings(home.path(), unavailable).unwrap();
+        let s = settings(home.path(), unavailable.clone()).unwrap();
         assert_eq!(
             s.providers,
             vec![ProviderView {
@@ -404,7 +427,28 @@ mod tests {
                     first_byte_timeout_secs: Some(900),
                     ..ProviderLimits::default()
                 },
+                fallback: Vec::new(),
             }]
+        );
+        // Roles and fallbacks go through the core's checks; the view shows what was saved.
+        let named = "bosun-test-llama-7f3a";
+        let routing = RoutingSettings {
+            main: Some(named.into()),
+            ..RoutingSettings::default()
+        };
+        set_routing(home.path(), routing.clone()).unwrap();
+        let refused = set_fallback(home.path(), named, vec![named.into()]).unwrap_err();
+        assert_eq!(refused.code, "config");
+        assert!(
+            refused.message.contains("cannot fall back to itself"),
+            "{}",
+            refused.message
+        );
+        let s = settings(home.path(), unavailable.clone()).unwrap();
+        assert_eq!(s.routing, routing);
+        assert_eq!(
+            s.roles,
+            ["main", "planner", "worker", "summarizer", "escalation"]
         );
         assert_eq!(s.provider_defaults.first_byte_timeout_secs, Some(300));
         let text = std::fs::read_to_string(home.path().join("config.toml")).unwrap();

@@ -16,12 +16,12 @@ fn request(repo: &std::path::Path, mock: &MockModelServer) -> LaunchRequest {
         repo: repo.display().to_string(),
         prompt: "Say hello".into(),
         base: None,
-        provider: ProviderChoice::Inline {
+        provider: Some(ProviderChoice::Inline {
             api: "openai-chat".into(),
             base_url: Some(format!("{}/v1", mock.url())),
             model: "mock-model".into(),
             api_key_env: None,
-        },
+        }),
         mode: Some(Mode::Ask),
         max_steps: None,
         max_cost_usd: None,

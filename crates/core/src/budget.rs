@@ -106,6 +106,11 @@ impl Budget {
         self
     }
 
+    /// Prices the next requests in `tier` (the run moved to another provider).
+    pub fn set_tier(&mut self, tier: ServiceTier) {
+        self.tier = tier;
+    }
+
     pub fn prices(&self) -> &PriceTable {
         &self.prices
     }

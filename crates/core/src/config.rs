@@ -424,6 +424,120 @@ impl BosunConfig {
         if config.default_provider.as_deref() == Some(name) {
             config.default_provider = config.providers.keys().next().cloned();
         }
+        // Roles and fallbacks that named it no longer do.
+        if let Some(routing) = &mut config.routing {
+            for role in [
+                &mut routing.main,
+                &mut routing.planner,
+                &mut routing.worker,
+                &mut routing.summarizer,
+                &mut routing.escalation,
+            ] {
+                if role.as_deref() == Some(name) {
+                    *role = None;
+                }
+            }
+            if *routing == RoutingSettings::default() {
+                config.routing = None;
+            }
+        }
+        for entry in config.providers.values_mut() {
+            entry.fallback.retain(|f| f != name);
+        }
+        config.save(home)?;
+        Ok(config)
+    }
+
+    /// Sets `[routing]` in `home/config.toml` (a role left out, or empty, uses `main`'s) and
+    /// saves the file. Every name must be a provider of the file. Returns the config as saved.
+    pub fn set_routing(home: &Path, routing: RoutingSettings) -> Result<BosunConfig, CoreError> {
+        let mut config = Self::load(home)?;
+        let pick = |role: &str, name: Option<String>| -> Result<Option<String>, CoreError> {
+            match name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
+                None => Ok(None),
+                Some(n) => {
+                    config
+                        .provider(Some(&n))
+                        .map_err(|e| CoreError::Config(format!("[routing] {role}: {e}")))?;
+                    Ok(Some(n))
+                }
+            }
+        };
+        let routing = RoutingSettings {
+            main: pick("main", routing.main)?,
+            planner: pick("planner", routing.planner)?,
+            worker: pick("worker", routing.worker)?,
+            summarizer: pick("summarizer", routing.summarizer)?,
+            escalation: pick("escalation", routing.escalation)?,
+        };
+        config.routing = (routing != RoutingSettings::default()).then_some(routing);
+        config.save(home)?;
+        Ok(config)
+    }
+
+    /// Sets `[providers.PROVIDER] fallback` (the providers used in order when it fails) in
+    /// `home/config.toml` and saves the file. Each must be another provider of the file, listed
+    /// once. Returns the config as saved.
+    pub fn set_fallback(
+        home: &Path,
+        provider: &str,
+        fallback: Vec<String>,
+    ) -> Result<BosunConfig, CoreError> {
+        let mut config = Self::load(home)?;
+        config.provider(Some(provider))?;
+        let mut list: Vec<String> = Vec::new();
+        for name in fallback {
+            let name = name.trim().to_string();
+            if name == provider {
+                return Err(CoreError::Config(format!(
+                    "provider {provider} cannot fall back to itself: choose another provider"
+                )));
+            }
+            if list.contains(&name) {
+                return Err(CoreError::Config(format!(
+                    "provider {provider}: {name:?} is listed twice in its fallback"
+                )));
+            }
+            config
+                .provider(Some(&name))
+                .map_err(|e| CoreError::Config(format!("provider {provider}: fallback: {e}")))?;
+            list.push(name);
+        }
+        if let Some(entry) = config.providers.get_mut(provider) {
+            entry.fallback = list;
+        }
+        config.save(home)?;
+        Ok(config)
+    }
+
+    /// A provider renamed from `old` to `new`: the roles and fallback lists that named `old`
+    /// name `new` (a list that would then name its own provider drops it). Returns the config
+    /// as saved.
+    pub fn rename_references(home: &Path, old: &str, new: &str) -> Result<BosunConfig, CoreError> {
+        let mut config = Self::load(home)?;
+        if let Some(routing) = &mut config.routing {
+            for role in [
+                &mut routing.main,
+                &mut routing.planner,
+                &mut routing.worker,
+                &mut routing.summarizer,
+                &mut routing.escalation,
+            ] {
+                if role.as_deref() == Some(old) {
+                    *role = Some(new.to_string());
+                }
+            }
+        }
+        for (name, entry) in config.providers.iter_mut() {
+            let mut list: Vec<String> = Vec::new();
+            for f in entry.fallback.drain(..) {
+                let f = if f == old { new.to_string() } else { f };
+                if &f != name && !list.contains(&f) {
+                    list.push(f);
+                }
+            }
+            entry.fallback = list;
+        }
         config.save(home)?;
         Ok(config)
     }
@@ -732,6 +846,102 @@ mod tests {
         assert!(BosunConfig::remove_provider(dir.path(), "local").is_err());
         let err = BosunConfig::upsert_provider(dir.path(), "a b]", local).unwrap_err();
         assert!(err.to_string().contains("letters, digits"), "{err}");
+    }
+
+    #[test]
+    fn routing_and_fallbacks_name_providers_of_the_file_and_never_the_provider_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        for name in ["a", "b", "c"] {
+            BosunConfig::upsert_provider(
+                home,
+                name,
+                entry("openai-chat", Some("http://h/v1"), None),
+            )
+            .unwrap();
+        }
+        let saved = BosunConfig::set_routing(
+            home,
+            RoutingSettings {
+                main: Some("a".into()),
+                summarizer: Some("c".into()),
+                worker: Some("".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let routing = saved.routing.clone().unwrap();
+        assert_eq!(
+            (
+                routing.main.as_deref(),
+                routing.worker.as_deref(),
+                routing.summarizer.as_deref()
+            ),
+            (Some("a"), None, Some("c"))
+        );
+        assert_eq!(saved, BosunConfig::load(home).unwrap());
+        let text = std::fs::read_to_string(home.join("config.toml")).unwrap();
+        assert!(
+            text.contains("[routing]\nmain = \"a\"\nsummarizer = \"c\""),
+            "{text}"
+        );
+
+        let err = BosunConfig::set_routing(
+            home,
+            RoutingSettings {
+                planner: Some("zzz".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("[routing] planner") && err.contains("known: a, b, c"),
+            "{err}"
+        );
+        // A refused change leaves the file as it was.
+        assert_eq!(BosunConfig::load(home).unwrap().routing, Some(routing));
+
+        let saved = BosunConfig::set_fallback(home, "a", vec!["c".into(), "b".into()]).unwrap();
+        assert_eq!(saved.providers["a"].fallback, vec!["c", "b"]);
+        assert_eq!(
+            BosunConfig::load(home).unwrap().providers["a"].fallback,
+            vec!["c", "b"]
+        );
+        let err = BosunConfig::set_fallback(home, "a", vec!["b".into(), "a".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot fall back to itself"), "{err}");
+        let err = BosunConfig::set_fallback(home, "a", vec!["b".into(), "b".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("listed twice"), "{err}");
+        let err = BosunConfig::set_fallback(home, "a", vec!["nope".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no provider named \"nope\"") && err.contains("known: a, b, c"),
+            "{err}"
+        );
+        let err = BosunConfig::set_fallback(home, "nope", vec![])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no provider named \"nope\""), "{err}");
+        assert_eq!(
+            BosunConfig::load(home).unwrap().providers["a"].fallback,
+            vec!["c", "b"]
+        );
+
+        // A renamed provider keeps its place in the roles and the lists.
+        let cfg = BosunConfig::rename_references(home, "b", "bee").unwrap();
+        assert_eq!(cfg.providers["a"].fallback, vec!["c", "bee"]);
+
+        // Removing a provider takes it out of the roles and the fallback lists.
+        let cfg = BosunConfig::remove_provider(home, "c").unwrap();
+        assert_eq!(cfg.providers["a"].fallback, vec!["bee"]);
+        assert_eq!(cfg.routing.unwrap().summarizer, None);
+        let cfg = BosunConfig::set_fallback(home, "a", vec![]).unwrap();
+        assert!(cfg.providers["a"].fallback.is_empty());
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub enum Source {
     Repository,
     /// The repository's `.bosun/config.toml`.
     Project,
+    /// Your `config.toml`'s `[routing] main`.
+    Routing,
     /// Your `config.toml`'s top level.
     Global,
     /// Bosun's own default.
@@ -67,6 +69,7 @@ impl std::fmt::Display for Source {
             Source::Flag => "a flag",
             Source::Repository => "config.toml [repos.\"…\"]",
             Source::Project => ".bosun/config.toml",
+            Source::Routing => "config.toml [routing] main",
             Source::Global => "config.toml",
             Source::Default => "default",
         })
@@ -170,6 +173,10 @@ pub fn effective(
     let provider = [
         (explicit.provider.clone(), Source::Flag),
         (mine.provider, Source::Repository),
+        (
+            config.routing.as_ref().and_then(|r| r.main.clone()),
+            Source::Routing,
+        ),
         (config.default_provider.clone(), Source::Global),
     ]
     .into_iter()
@@ -220,6 +227,33 @@ mod tests {
 
     fn config(text: &str) -> BosunConfig {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_provider_is_the_flag_then_the_repositorys_then_routing_main_then_the_default() {
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        let key = root.display().to_string();
+        let provider = |text: &str, flag: Option<&str>| {
+            let explicit = Explicit {
+                provider: flag.map(Into::into),
+                ..Explicit::default()
+            };
+            let p = effective(&config(text), root, &explicit, 100)
+                .unwrap()
+                .provider
+                .unwrap();
+            (p.value, p.source)
+        };
+        let routed = "default_provider = \"d\"\n[routing]\nmain = \"m\"\n";
+        assert_eq!(provider(routed, None), ("m".into(), Source::Routing));
+        assert_eq!(provider(routed, Some("f")), ("f".into(), Source::Flag));
+        let mine = format!("{routed}[repos.\"{key}\"]\nprovider = \"r\"\n");
+        assert_eq!(provider(&mine, None), ("r".into(), Source::Repository));
+        assert_eq!(
+            provider("default_provider = \"d\"\n", None),
+            ("d".into(), Source::Global)
+        );
     }
 
     #[test]

@@ -200,6 +200,12 @@ impl Spend {
         }
     }
 
+    /// The run moved to another provider: its tier and response limit price the reservations.
+    pub fn set_model(&mut self, tier: ServiceTier, max_output_tokens: u32) {
+        self.tier = tier;
+        self.max_output_tokens = max_output_tokens;
+    }
+
     /// Before a model request: the breaker, then the reservation (or the question about an
     /// unpriced model). `Stop` means the request must not be sent.
     pub async fn before_request(

@@ -502,9 +502,15 @@ impl Launch {
         let mask_outputs = context_settings.mask_tool_outputs.unwrap_or(true);
         let review_summaries = context_settings.review_summaries.unwrap_or(false);
         let mut env_remove = env_remove;
-        let summarizer = match context_settings.summarizer.as_deref() {
+        // The providers this one falls back to: their keys are secrets too, from the start.
+        let fallbacks = crate::routing::Fallbacks::new(&home, client.provider());
+        env_remove.extend(fallbacks.key_envs());
+        let named_summarizer = crate::config::BosunConfig::load(&home)
+            .ok()
+            .and_then(|c| crate::routing::summarizer(&c));
+        let summarizer = match named_summarizer {
             None => None,
-            Some(name) => match summarizer_client(&home, name) {
+            Some((name, key)) => match crate::routing::client_named(&home, &name) {
                 Ok((client, key_env)) => {
                     // Its key is a secret too: never in a command's environment.
                     env_remove.extend(key_env);
@@ -514,7 +520,7 @@ impl Launch {
                     emitter.emit(EventMsg::Warning(Warning {
                         code: "summarizer_unavailable".into(),
                         message: format!(
-                            "[context] summarizer = {name:?} cannot be used ({why}); summaries are written by the task's own model"
+                            "{key} = {name:?} cannot be used ({why}); summaries are written by the task's own model"
                         ),
                     }))?;
                     None
@@ -526,6 +532,7 @@ impl Launch {
             mask_outputs,
             review_summaries,
             summarizer,
+            fallbacks,
             summary_refused_at: None,
             pins: Default::default(),
             pin_ops,
@@ -588,18 +595,6 @@ impl Launch {
             join,
         })
     }
-}
-
-/// The client of `[context] summarizer = "NAME"` (a provider of config.toml), and the
-/// environment variable holding its key.
-fn summarizer_client(
-    home: &std::path::Path,
-    name: &str,
-) -> Result<(Arc<dyn ModelClient>, Option<String>), CoreError> {
-    let config = crate::config::BosunConfig::load(home)?;
-    let (name, entry) = config.provider(Some(name))?;
-    let provider = entry.to_provider_config(&name, &|var| std::env::var(var).ok())?;
-    Ok((bosun_model::client(provider)?, entry.api_key_env.clone()))
 }
 
 async fn watch_ops(
@@ -710,8 +705,11 @@ struct TaskRun {
     mask_outputs: bool,
     /// `[context] review_summaries` (default false): a summary waits for the user.
     review_summaries: bool,
-    /// `[context] summarizer`: the model that writes summaries (None: the task's).
+    /// `[context] summarizer` (or `[routing] summarizer`): the model that writes summaries
+    /// (None: the task's).
     summarizer: Option<Arc<dyn ModelClient>>,
+    /// `[providers.<the task's>] fallback`: who takes over when the provider fails.
+    fallbacks: crate::routing::Fallbacks,
     /// The conversation's length when the user last refused a summary.
     summary_refused_at: Option<usize>,
     /// What the user pinned (see [`pins`]), and pins sent while the task runs.
@@ -952,26 +950,37 @@ impl TaskRun {
                 ),
             }));
         }
-        let gate = self
-            .spend
-            .before_request(
-                self.budget.prices(),
-                self.client.model(),
-                request,
-                &self.gate,
-                &self.emitter,
-                &self.cancel,
-            )
-            .await?;
-        if let crate::spend::Gate::Stop(outcome) = gate {
-            return Ok(Err(outcome));
-        }
-        let sent = std::time::Instant::now();
-        let turn = run_turn(self.client.as_ref(), request, &self.emitter, &self.cancel).await;
-        let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
-        if !matches!(turn, Ok(TurnResult::Response(_))) {
-            self.spend.settle()?;
-        }
+        // The same request goes to the next fallback provider when this one is down.
+        let (turn, latency_ms) = loop {
+            let gate = self
+                .spend
+                .before_request(
+                    self.budget.prices(),
+                    self.client.model(),
+                    request,
+                    &self.gate,
+                    &self.emitter,
+                    &self.cancel,
+                )
+                .await?;
+            if let crate::spend::Gate::Stop(outcome) = gate {
+                return Ok(Err(outcome));
+            }
+            let sent = std::time::Instant::now();
+            let turn = run_turn(self.client.as_ref(), request, &self.emitter, &self.cancel).await;
+            let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if !matches!(turn, Ok(TurnResult::Response(_))) {
+                self.spend.settle()?;
+            }
+            if let Err(CoreError::Model(e)) = &turn
+                && !(self.compact_on_overflow && compaction::context_exceeded(e))
+                && let Some(next) = self.fallbacks.take_over(e, &self.emitter).await?
+            {
+                self.use_model(next);
+                continue;
+            }
+            break (turn, latency_ms);
+        };
         let response = match turn {
             Ok(TurnResult::Response(r)) => r,
             Ok(TurnResult::Interrupted) => return Ok(Err(interrupted())),
@@ -1024,6 +1033,20 @@ impl TaskRun {
         }
         self.spend.after_response(&self.emitter)?;
         Ok(Ok(response))
+    }
+
+    /// From now on the run asks `next` (a fallback): priced as its model, its key kept from
+    /// commands.
+    fn use_model(&mut self, next: crate::routing::RoleModel) {
+        self.client = next.client;
+        self.budget.set_tier(next.provider.service_tier);
+        self.spend
+            .set_model(next.provider.service_tier, next.provider.max_output_tokens);
+        if let Some(var) = next.key_env
+            && !self.env_remove.contains(&var)
+        {
+            self.env_remove.push(var);
+        }
     }
 
     async fn run_loop(&mut self, mut messages: Vec<ChatMessage>) -> Result<TaskOutcome, CoreError> {

@@ -38,6 +38,21 @@ pub fn set_defaults(
     get_settings()
 }
 
+/// Saves the provider of each role (`[routing]`); an unknown name: `config`, naming those
+/// that exist.
+#[tauri::command(async)]
+pub fn set_routing(routing: bosun_core::config::RoutingSettings) -> Result<Settings, IpcError> {
+    super::set_routing(&home(), routing)?;
+    get_settings()
+}
+
+/// Saves the providers `provider` falls back to, in order; itself or an unknown name: `config`.
+#[tauri::command(async)]
+pub fn set_fallback(provider: String, fallback: Vec<String>) -> Result<Settings, IpcError> {
+    super::set_fallback(&home(), &provider, fallback)?;
+    get_settings()
+}
+
 /// Lists the provider's models, which tests the address and the key.
 #[tauri::command]
 pub async fn test_provider(

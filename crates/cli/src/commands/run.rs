@@ -363,7 +363,8 @@ fn session(
     let home = crate::home();
     let config = BosunConfig::load(&home)?;
     let (name, entry) = match (&args.p.provider, &args.p.api, repo_provider) {
-        // The repository's own provider ([repos."…"] provider) when no flag names one.
+        // The repository's own provider ([repos."…"] provider), or [routing] main, when no
+        // flag names one.
         (None, None, Some(repo)) if recorded.is_none() => {
             let mut with = args.p.clone();
             with.provider = Some(repo);
@@ -408,9 +409,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         DEFAULT_MAX_STEPS,
     )?;
+    // The repository's own provider, else `[routing] main`, when no flag names one.
     let repo_provider = settings
         .provider
-        .filter(|p| p.source == bosun_core::repo_settings::Source::Repository)
+        .filter(|p| {
+            matches!(
+                p.source,
+                bosun_core::repo_settings::Source::Repository
+                    | bosun_core::repo_settings::Source::Routing
+            )
+        })
         .map(|p| p.value);
     let s = session(a, None, repo_provider)?;
     let checks = if args.no_checks {

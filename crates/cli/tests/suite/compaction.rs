@@ -776,6 +776,84 @@ fn a_configured_summarizer_writes_the_summary_instead_of_the_tasks_model() {
 }
 
 #[test]
+fn a_summarizer_routed_to_another_provider_writes_the_summary_and_context_summarizer_wins() {
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let window = 12_000;
+    let task_model = server(wordy_reads(40), window);
+    let summary = |who: &str| {
+        MockModelServer::start_blocking_with(
+            (0..10)
+                .map(|_| text(&format!("- SUMMARY BY {who}: files read in order")))
+                .collect(),
+            MockOptions::default(),
+        )
+        .unwrap()
+    };
+    let routed = summary("THE ROUTED ONE");
+    provider(&env, &task_model, window);
+    let path = env.home.join("config.toml");
+    let base = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "[routing]\nsummarizer = \"small\"\n\n{base}\n[providers.small]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"routed-summarizer\"\n",
+            routed.url()
+        ),
+    )
+    .unwrap();
+    let first = run(&env, "Read the 40 files in order");
+    let c = compactions(&first)
+        .into_iter()
+        .find(|c| c.summary.is_some())
+        .unwrap_or_else(|| panic!("no summary: {:?}", first.finished()));
+    assert_eq!(
+        c.summary.as_deref(),
+        Some("- SUMMARY BY THE ROUTED ONE: files read in order")
+    );
+    let asked = routed.model_requests();
+    assert!(!asked.is_empty());
+    assert_eq!(asked[0].body["model"], "routed-summarizer");
+    assert!(task_model.model_requests().iter().all(|r| {
+        !r.body
+            .to_string()
+            .contains("You summarise the earlier part")
+    }));
+
+    // With `[context] summarizer` set as well, that one writes the summaries.
+    let env = Env::new();
+    files_of(&env, 40, 2);
+    let task_model = server(wordy_reads(40), window);
+    let routed = summary("THE ROUTED ONE");
+    let context = summary("THE CONTEXT ONE");
+    provider(&env, &task_model, window);
+    let base = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[routing]\nsummarizer = \"small\"\n\n{base}\n[providers.small]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"routed-summarizer\"\n\n[providers.ctx]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"context-summarizer\"\n\n[context]\nsummarizer = \"ctx\"\n",
+            routed.url(),
+            context.url()
+        ),
+    )
+    .unwrap();
+    let run = run(&env, "Read the 40 files in order");
+    let c = compactions(&run)
+        .into_iter()
+        .find(|c| c.summary.is_some())
+        .unwrap_or_else(|| panic!("no summary: {:?}", run.finished()));
+    assert_eq!(
+        c.summary.as_deref(),
+        Some("- SUMMARY BY THE CONTEXT ONE: files read in order")
+    );
+    assert!(routed.model_requests().is_empty());
+    assert_eq!(
+        context.model_requests()[0].body["model"],
+        "context-summarizer"
+    );
+}
+
+#[test]
 fn a_summarizer_that_names_no_provider_is_a_warning_and_the_tasks_model_summarises() {
     let env = Env::new();
     files_of(&env, 40, 2);

@@ -28,6 +28,7 @@ mod repo_map;
 mod resume;
 mod retries;
 mod review;
+mod routing;
 mod run;
 mod sandbox;
 mod selectors;

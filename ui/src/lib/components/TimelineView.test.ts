@@ -36,6 +36,21 @@ describe("the timeline", () => {
     expect(lines[0].textContent).not.toContain("\u001b");
   });
 
+  it("shows a provider fallback as one line naming who failed, why, and who takes over", () => {
+    const reason = "claude returned 503 after 3 attempts: overloaded, try later";
+    const view = render([ev(1, { type: "provider_fallback", from: "claude", to: "local", reason, model: "qwen2.5-coder:7b" })]);
+    const line = view.querySelector('[data-testid="timeline-fallback"]');
+    expect(line?.getAttribute("data-from")).toBe("claude");
+    expect(line?.getAttribute("data-to")).toBe("local");
+    expect(line?.getAttribute("title")).toBe(reason);
+    expect(line?.textContent?.trim()).toBe("↷ claude failed (503: overloaded, try later); local (qwen2.5-coder:7b) takes over");
+
+    const other = render([
+      ev(1, { type: "provider_fallback", from: "a", to: "b", reason: "could not reach a after 2 attempts: connection refused\nmore", model: "" }),
+    ]).querySelector('[data-testid="timeline-fallback"]');
+    expect(other?.textContent?.trim()).toBe("↷ a failed (could not reach a after 2 attempts: connection refused); b takes over");
+  });
+
   it("shows a nudge as one quiet line with the whole message on hover", () => {
     const message = "Do not ask the user: find out with the tools (read_file, search, list_dir) instead of asking.\n\nThe tools you have: read_file.";
     const view = render([ev(1, { type: "nudge", reason: "question", message })]);

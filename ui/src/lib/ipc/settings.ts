@@ -34,7 +34,15 @@ export interface ProviderView {
   api_key_env: string | null;
   key_in_keychain: boolean;
   limits: ProviderLimits;
+  /** The providers used in order when this one fails past its retries (`[providers.NAME] fallback`). */
+  fallback: string[];
 }
+
+/** The roles of `[routing]` (crates/core/src/config.rs `ROLES`). */
+export type Role = "main" | "planner" | "worker" | "summarizer" | "escalation";
+
+/** `[routing]`: a provider per role; null uses main's (crates/core/src/config.rs `RoutingSettings`). */
+export type RoutingSettings = Partial<Record<Role, string | null>>;
 
 export interface Settings {
   home: string;
@@ -46,6 +54,10 @@ export interface Settings {
   presets: Preset[];
   /** The value of each limit a provider leaves unset. */
   provider_defaults: ProviderLimits;
+  /** Which provider serves each role. */
+  routing: RoutingSettings;
+  /** The roles, in the order Settings shows them. */
+  roles: Role[];
 }
 
 /** A provider as the editor sends it. */
@@ -153,6 +165,13 @@ export const removeProvider = (name: string): Promise<Settings> => call("remove_
 
 export const setDefaults = (defaultProvider: string | null, defaultMode: string | null): Promise<Settings> =>
   call("set_defaults", { defaultProvider, defaultMode });
+
+/** Saves `[routing]`; rejects with code `config` for a name that is not a saved provider. */
+export const setRouting = (routing: RoutingSettings): Promise<Settings> => call("set_routing", { routing });
+
+/** Saves the providers `provider` falls back to, in order; rejects for itself or an unknown name. */
+export const setFallback = (provider: string, fallback: string[]): Promise<Settings> =>
+  call("set_fallback", { provider, fallback });
 
 /** Lists the provider's models, which tests its address and key. */
 export const testProvider = (provider: ProviderInput, apiKey?: string, savedAs?: string): Promise<string[]> =>

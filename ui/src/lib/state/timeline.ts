@@ -48,6 +48,8 @@ export type TimelineItem =
     })
   | (Entry & { kind: "checkpoint"; checkpoint: number; commit: string; files: string[] })
   | (Entry & { kind: "retry"; attempt: number; maxAttempts: number; reason: string })
+  /** A provider failed past its retries and one of its fallbacks took over (`provider_fallback`). */
+  | (Entry & { kind: "fallback"; from: string; to: string; model: string; reason: string })
   | (Entry & { kind: "error"; code: string; message: string })
   | (Entry & { kind: "warning"; code: string; message: string })
   /** Bosun answered a reply that made no progress; `message` is exactly what the model was told. */
@@ -462,6 +464,9 @@ export function applyEvents(timeline: Timeline, events: readonly Event[]): Timel
           reason: ev.reason,
         });
         break;
+      case "provider_fallback":
+        next.items.push({ ...base, kind: "fallback", from: ev.from, to: ev.to, model: ev.model, reason: ev.reason });
+        break;
       case "error":
         next.items.push({ ...base, kind: "error", code: ev.code, message: ev.message });
         break;
@@ -727,4 +732,15 @@ export function pinLine(target: PinTarget, pinned: boolean): string {
         ? `the output of call ${target.call_id}`
         : `your message “${target.text.length > 60 ? `${target.text.slice(0, 60)}…` : target.text}”`;
   return pinned ? `Pinned ${what}: compaction never drops it` : `Unpinned ${what}`;
+}
+
+/** The timeline's line for a fallback: "claude failed (503: overloaded); local (qwen) takes over". */
+export function fallbackLine(item: { from: string; to: string; model: string; reason: string }): string {
+  const first = item.reason.split("\n")[0].trim();
+  // "claude returned 503 after 3 attempts: overloaded" is said as "503: overloaded".
+  const status = /returned (\d{3}) after [^:]*: (.*)$/.exec(first);
+  const why = status ? `${status[1]}: ${status[2]}` : first;
+  const short = why.length > 120 ? `${why.slice(0, 119)}…` : why;
+  const model = item.model ? ` (${item.model})` : "";
+  return `${item.from} failed (${short}); ${item.to}${model} takes over`;
 }

@@ -25,6 +25,8 @@ const settings: Settings = {
   keychain: { available: false, message: "no keychain" },
   presets: [],
   provider_defaults: { connect_timeout_secs: 10, first_byte_timeout_secs: 300, idle_timeout_secs: 60, max_output_tokens: 8192, max_response_bytes: 8388608 },
+  routing: {},
+  roles: ["main", "planner", "worker", "summarizer", "escalation"],
 };
 
 const local: ProviderView = {
@@ -35,6 +37,7 @@ const local: ProviderView = {
   api_key_env: null,
   key_in_keychain: false,
   limits: noLimits,
+  fallback: [],
 };
 
 const report: ProbeReport = {

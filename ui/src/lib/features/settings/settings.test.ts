@@ -35,6 +35,8 @@ function settingsWith(keychain: boolean): Settings {
       max_output_tokens: 8192,
       max_response_bytes: 8388608,
     },
+    routing: {},
+    roles: ["main", "planner", "worker", "summarizer", "escalation"],
   };
 }
 

@@ -78,8 +78,8 @@ describe("the New task form", () => {
     const target = document.createElement("div");
     document.body.appendChild(target);
     const providers = [
-      { name: "local", api: "openai-chat" as const, base_url: "http://127.0.0.1:8080/v1", model: "qwen", api_key_env: null, key_in_keychain: false, limits: noLimits },
-      { name: "claude", api: "anthropic" as const, base_url: null, model: "claude-sonnet-4-5", api_key_env: null, key_in_keychain: true, limits: noLimits },
+      { name: "local", api: "openai-chat" as const, base_url: "http://127.0.0.1:8080/v1", model: "qwen", api_key_env: null, key_in_keychain: false, limits: noLimits, fallback: [] },
+      { name: "claude", api: "anthropic" as const, base_url: null, model: "claude-sonnet-4-5", api_key_env: null, key_in_keychain: true, limits: noLimits, fallback: [] },
     ];
     app = mount(NewTaskForm, {
       target,
