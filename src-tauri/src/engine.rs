@@ -63,6 +63,9 @@ pub struct LaunchRequest {
     /// compaction.
     #[serde(default)]
     pub pins: Vec<String>,
+    /// "Plan first": the planner role writes a task graph and its nodes run as sub-agents.
+    #[serde(default)]
+    pub plan: bool,
 }
 
 struct Running {
@@ -172,6 +175,7 @@ impl Engine {
             max_cost_usd: started.max_cost_usd,
             checks: None,
             pins: Vec::new(),
+            plan: false,
         };
         let mut spec = self.spec(req)?;
         spec.fork = Some(bosun_protocol::ForkedFrom {
@@ -435,7 +439,7 @@ impl Engine {
             pins: req.pins,
             link: None,
             transcript: Vec::new(),
-            plan: false,
+            plan: req.plan,
             home: self.home.clone(),
             repo: PathBuf::from(req.repo.trim()),
             prompt: req.prompt,

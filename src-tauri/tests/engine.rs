@@ -54,6 +54,7 @@ fn request(repo: &Path, mock: &MockModelServer) -> LaunchRequest {
         max_cost_usd: None,
         checks: None,
         pins: Vec::new(),
+        plan: false,
     }
 }
 

@@ -27,6 +27,7 @@ fn request(repo: &std::path::Path, mock: &MockModelServer) -> LaunchRequest {
         max_cost_usd: None,
         checks: None,
         pins: Vec::new(),
+        plan: false,
     }
 }
 

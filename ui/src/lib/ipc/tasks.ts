@@ -21,6 +21,8 @@ export interface LaunchRequest {
   max_cost_usd?: number;
   /** Absent: the repository's checks; `[]`: none for this task; a list: exactly these. */
   checks?: CheckSpec[];
+  /** The planner role writes a task graph first; its nodes run as sub-agents. */
+  plan?: boolean;
 }
 
 /** Starts a task in the app's engine; resolves with its id once it is in the journal. */

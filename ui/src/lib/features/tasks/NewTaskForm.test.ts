@@ -101,6 +101,20 @@ describe("the New task form", () => {
     expect((start?.args as { request: { mode: string } }).request.mode).toBe("auto-edit");
   });
 
+  it("asks for a plan first when the box is ticked, and only then", async () => {
+    const { target, calls, set } = render();
+    set("prompt", "Refactor the parser and add tests");
+    set("model", "qwen2.5-coder:7b");
+    const box = target.querySelector<HTMLInputElement>('[name="plan"]')!;
+    expect(box.checked).toBe(false);
+    box.click();
+    flushSync();
+    target.querySelector("textarea")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    await settle();
+    const start = calls.find((c) => c.cmd === "start_task");
+    expect((start?.args as { request: { plan?: boolean } }).request.plan).toBe(true);
+  });
+
   it("says what is missing instead of starting", async () => {
     const { target, calls, set } = render();
     set("prompt", "Do it");
