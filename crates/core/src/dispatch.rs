@@ -316,7 +316,15 @@ pub async fn dispatch(
     };
     // A sub-agent changes only its scope.
     if let (Some(scope), ToolAction::Write { paths }) = (env.scope, &action) {
-        let outside: Vec<&String> = paths.iter().filter(|p| !scope.allows(p)).collect();
+        // Through a symlink, the file written is the link's target: it must be in scope too.
+        let outside: Vec<&String> = paths
+            .iter()
+            .filter(|p| {
+                !scope.allows(p)
+                    || bosun_tools::resolve_symlinks_in(&env.worktree, p)
+                        .is_some_and(|real| !scope.allows(&real))
+            })
+            .collect();
         if !outside.is_empty() {
             let list: Vec<&str> = outside.iter().map(|p| p.as_str()).collect();
             let message = events.end(

@@ -195,7 +195,11 @@ fn a_child_changes_only_its_scope_its_commands_changes_outside_are_put_back_and_
     std::fs::write(env.home.join("config.toml"), "[subagents]\nmax_steps = 3\n").unwrap();
     let server = mock(
         vec![
-            tools(vec![delegate("d1", "SCOPED: update notes", &["notes.txt"])]),
+            tools(vec![delegate(
+                "d1",
+                "SCOPED: update notes",
+                &["notes.txt", "link.txt"],
+            )]),
             text("done"),
         ],
         vec![(
@@ -209,7 +213,13 @@ fn a_child_changes_only_its_scope_its_commands_changes_outside_are_put_back_and_
                 tools(vec![call(
                     "sh",
                     "run_command",
-                    json!({"command": "echo inside > notes.txt; echo outside > stray.txt; echo changed >> README.md"}),
+                    json!({"command": "echo inside > notes.txt; echo outside > stray.txt; echo changed >> README.md; ln -s README.md link.txt"}),
+                )]),
+                // In scope by its name, outside it by its target.
+                tools(vec![call(
+                    "w-link",
+                    "write_file",
+                    json!({"path": "link.txt", "content": "hijacked\n"}),
                 )]),
                 // Past its cap of 3 requests: never asked for.
                 tools(vec![call("r", "read_file", json!({"path": "notes.txt"}))]),
@@ -235,6 +245,11 @@ fn a_child_changes_only_its_scope_its_commands_changes_outside_are_put_back_and_
             .unwrap()
             .contains("outside this sub-agent's scope")
     );
+    let through_link = kid_events.iter().find_map(|e| match &e.msg {
+        EventMsg::ToolCallEnd(end) if end.call_id.0 == "w-link" => Some(end.status),
+        _ => None,
+    });
+    assert_eq!(through_link, Some(bosun_protocol::ToolCallStatus::Denied));
     // The command's changes outside were put back; the one inside kept.
     let command_result = tool_result(&server, "sh");
     assert!(command_result.contains("put back"), "{command_result}");

@@ -368,7 +368,7 @@ impl TaskRun {
         parallel: bool,
         only_if_ok: bool,
     ) -> Result<Result<Report, String>, CoreError> {
-        let child = match result {
+        let mut child = match result {
             Ok(c) => c,
             Err(e) => return Ok(Err(format!("the sub-agent could not run: {e}"))),
         };
@@ -403,6 +403,15 @@ impl TaskRun {
                     if parallel { "merge" } else { "apply" },
                     child.task_id
                 );
+                // What the child's final state holds outside its scope (a process that wrote
+                // after its command returned) is never merged.
+                let outside: Vec<String> = child
+                    .files
+                    .iter()
+                    .filter(|f| !p.scope.allows(f))
+                    .cloned()
+                    .collect();
+                let before_merge = self.current_commit();
                 match self
                     .checkpointer
                     .merge_in(
@@ -420,7 +429,21 @@ impl TaskRun {
                         conflicts: paths,
                         checks: child.checks.clone(),
                     },
-                    bosun_workspace::MergedIn::Merged { files, .. } => {
+                    bosun_workspace::MergedIn::Merged { mut files, .. } => {
+                        if !outside.is_empty() {
+                            self.checkpointer
+                                .put_back(
+                                    &before_merge,
+                                    outside.clone(),
+                                    Some(&p.call_id),
+                                    &self.emitter,
+                                )
+                                .await?;
+                            files.retain(|f| !outside.contains(f));
+                            child.reverted.extend(outside.iter().cloned());
+                            child.reverted.sort();
+                            child.reverted.dedup();
+                        }
                         self.map_after_call(&bosun_tools::Touched::Paths(files.clone()));
                         let checks = if parallel {
                             self.checks_after_merge(p, &files).await?
