@@ -24,6 +24,70 @@ fn mock(main: Vec<MockReply>, routes: Vec<(&str, Vec<MockReply>)>) -> MockModelS
     .unwrap()
 }
 
+/// A child's script: one `write_file`, then its answer.
+fn writes(id: &str, path: &str, content: &str, done: &str) -> Vec<MockReply> {
+    vec![
+        tools(vec![call(
+            id,
+            "write_file",
+            json!({"path": path, "content": content}),
+        )]),
+        text(done),
+    ]
+}
+
+/// `config.toml` with an escalation provider at `url` and one check round.
+fn escalation_config(env: &Env, url: &str) {
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "max_check_rounds = 1\n\n[providers.strong]\napi = \"openai-chat\"\nbase_url = \"{url}/v1\"\nmodel = \"strong-model\"\n\n[routing]\nescalation = \"strong\"\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// `bosun run --json` (full-auto, no checks) started against `server`, its events read as
+/// they come.
+fn spawn_run(
+    env: &Env,
+    server: &MockModelServer,
+    prompt: &str,
+) -> (
+    std::process::Child,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
+    use std::io::BufRead;
+    let base = format!("{}/v1", server.url());
+    let mut child = env
+        .bosun()
+        .args([
+            "run",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--no-checks",
+            "--repo",
+        ])
+        .arg(&env.repo)
+        .args([
+            "--prompt",
+            prompt,
+            "--api",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ])
+        .args(["--model", "mock-model"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
+}
+
 fn delegate(id: &str, brief: &str, scope: &[&str]) -> bosun_testkit::MockToolCall {
     call(id, "delegate", json!({"brief": brief, "scope": scope}))
 }
@@ -100,14 +164,7 @@ fn a_child_starts_fresh_with_its_brief_its_work_lands_in_the_parent_and_its_resu
         ],
         vec![(
             "CHILD-A",
-            vec![
-                tools(vec![call(
-                    "w1",
-                    "write_file",
-                    json!({"path": "notes.txt", "content": "hello\n"}),
-                )]),
-                text("Wrote notes.txt."),
-            ],
+            writes("w1", "notes.txt", "hello\n", "Wrote notes.txt."),
         )],
     );
     let run = env.run(
@@ -388,17 +445,7 @@ fn overlapping_children_run_one_after_another_each_on_the_state_the_one_before_l
             text("done"),
         ],
         vec![
-            (
-                "FIRST",
-                vec![
-                    tools(vec![call(
-                        "w1",
-                        "write_file",
-                        json!({"path": "src/a.txt", "content": "first\n"}),
-                    )]),
-                    text("first done"),
-                ],
-            ),
+            ("FIRST", writes("w1", "src/a.txt", "first\n", "first done")),
             (
                 "SECOND",
                 vec![
@@ -464,33 +511,7 @@ fn stopping_the_parent_stops_its_children_and_no_request_is_sent_after_the_stop(
             ],
         )],
     );
-    let base = format!("{}/v1", server.url());
-    let mut child = env
-        .bosun()
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--no-checks",
-            "--repo",
-        ])
-        .arg(&env.repo)
-        .args([
-            "--prompt",
-            "delegate it",
-            "--api",
-            "openai-chat",
-            "--base-url",
-            &base,
-        ])
-        .args(["--model", "mock-model"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::BufRead;
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut lines) = spawn_run(&env, &server, "delegate it");
     let mut events = Vec::new();
     for line in lines.by_ref() {
         let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
@@ -546,17 +567,7 @@ fn a_child_may_delegate_once_more_but_a_child_at_depth_two_has_no_delegate_tool(
                     text("delegated"),
                 ],
             ),
-            (
-                "DEPTH-TWO",
-                vec![
-                    tools(vec![call(
-                        "w",
-                        "write_file",
-                        json!({"path": "docs/a.md", "content": "# A\n"}),
-                    )]),
-                    text("written"),
-                ],
-            ),
+            ("DEPTH-TWO", writes("w", "docs/a.md", "# A\n", "written")),
         ],
     );
     let run = env.run(&server, "write the docs", &["--no-checks"]);
@@ -587,14 +598,7 @@ fn the_worker_role_routes_children_to_its_own_model_and_a_bad_call_says_what_wou
         vec![],
         vec![(
             "ROUTED",
-            vec![
-                tools(vec![call(
-                    "w",
-                    "write_file",
-                    json!({"path": "notes.txt", "content": "cheap\n"}),
-                )]),
-                text("done cheaply"),
-            ],
+            writes("w", "notes.txt", "cheap\n", "done cheaply"),
         )],
     );
     std::fs::create_dir_all(&env.home).unwrap();
@@ -677,17 +681,7 @@ fn a_plan_graph_runs_its_nodes_in_dependency_order_each_a_sub_agent() {
             text("The plan ran."),
         ],
         vec![
-            (
-                "NODE-A",
-                vec![
-                    tools(vec![call(
-                        "wa",
-                        "write_file",
-                        json!({"path": "a.txt", "content": "A\n"}),
-                    )]),
-                    text("a written"),
-                ],
-            ),
+            ("NODE-A", writes("wa", "a.txt", "A\n", "a written")),
             (
                 "NODE-B",
                 vec![
@@ -758,25 +752,10 @@ fn a_failing_node_is_retried_with_its_failure_then_escalated_then_the_user_decid
         vec![],
         vec![(
             "NODE-FIX",
-            vec![
-                tools(vec![call(
-                    "good",
-                    "write_file",
-                    json!({"path": "ok.txt", "content": "ok\n"}),
-                )]),
-                text("fixed it properly"),
-            ],
+            writes("good", "ok.txt", "ok\n", "fixed it properly"),
         )],
     );
-    std::fs::create_dir_all(&env.home).unwrap();
-    std::fs::write(
-        env.home.join("config.toml"),
-        format!(
-            "max_check_rounds = 1\n\n[providers.strong]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"strong-model\"\n\n[routing]\nescalation = \"strong\"\n",
-            escalation.url()
-        ),
-    )
-    .unwrap();
+    escalation_config(&env, &escalation.url());
     let wrong = |id: &str| {
         tools(vec![call(
             id,
@@ -832,15 +811,7 @@ fn a_failing_node_is_retried_with_its_failure_then_escalated_then_the_user_decid
     // Past the ladder, with neither a terminal nor --json: the plan stops, checks_failed (5).
     let env = Env::new();
     let escalation = mock(vec![], vec![("NODE-NEVER", vec![wrong("e1"), text("no")])]);
-    std::fs::create_dir_all(&env.home).unwrap();
-    std::fs::write(
-        env.home.join("config.toml"),
-        format!(
-            "max_check_rounds = 1\n\n[providers.strong]\napi = \"openai-chat\"\nbase_url = \"{}/v1\"\nmodel = \"strong-model\"\n\n[routing]\nescalation = \"strong\"\n",
-            escalation.url()
-        ),
-    )
-    .unwrap();
+    escalation_config(&env, &escalation.url());
     let server = mock(
         vec![tools(vec![call(
             "p",
@@ -908,17 +879,7 @@ fn a_plan_killed_midway_resumes_at_the_first_unfinished_node() {
             text("The plan ran after the resume."),
         ],
         vec![
-            (
-                "NODE-A",
-                vec![
-                    tools(vec![call(
-                        "wa",
-                        "write_file",
-                        json!({"path": "a.txt", "content": "A\n"}),
-                    )]),
-                    text("a written"),
-                ],
-            ),
+            ("NODE-A", writes("wa", "a.txt", "A\n", "a written")),
             (
                 "NODE-B",
                 vec![
@@ -940,34 +901,9 @@ fn a_plan_killed_midway_resumes_at_the_first_unfinished_node() {
             ),
         ],
     );
-    let base = format!("{}/v1", server.url());
-    let mut bosun = env
-        .bosun()
-        .args([
-            "run",
-            "--json",
-            "--mode",
-            "full-auto",
-            "--no-checks",
-            "--repo",
-        ])
-        .arg(&env.repo)
-        .args([
-            "--prompt",
-            "run the plan",
-            "--api",
-            "openai-chat",
-            "--base-url",
-            &base,
-        ])
-        .args(["--model", "mock-model"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::BufRead;
+    let (mut bosun, mut lines) = spawn_run(&env, &server, "run the plan");
     let mut task = String::new();
-    for line in std::io::BufReader::new(bosun.stdout.take().unwrap()).lines() {
+    for line in lines.by_ref() {
         let ev: Event = serde_json::from_str(&line.unwrap()).unwrap();
         task = ev.task_id.0.clone();
         if matches!(&ev.msg, EventMsg::SubagentStarted(s) if s.plan_node.as_deref() == Some("b")) {
@@ -1048,17 +984,7 @@ fn run_plan_has_the_planner_role_write_the_graph_first_and_the_main_model_finish
     .unwrap();
     let main = mock(
         vec![text("All planned work is done.")],
-        vec![(
-            "PLANNED-ONE",
-            vec![
-                tools(vec![call(
-                    "w",
-                    "write_file",
-                    json!({"path": "one.txt", "content": "1\n"}),
-                )]),
-                text("one written"),
-            ],
-        )],
+        vec![("PLANNED-ONE", writes("w", "one.txt", "1\n", "one written"))],
     );
     let run = env.run(&main, "PLAN-ME: write one.txt", &["--no-checks", "--plan"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
