@@ -1003,3 +1003,71 @@ fn run_plan_has_the_planner_role_write_the_graph_first_and_the_main_model_finish
     assert_eq!(run.finished().0, TaskStatus::Completed);
     assert!(run.worktree().join("one.txt").exists());
 }
+
+#[test]
+fn a_child_stops_at_its_token_cap_and_at_its_wall_time_cap() {
+    // Tokens: each response counts 120 (usage 100 + 20); the cap is 200.
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[subagents]\nmax_tokens = 200\n",
+    )
+    .unwrap();
+    let read = |id: &str| tools(vec![call(id, "read_file", json!({"path": "README.md"}))]);
+    let server = mock(
+        vec![
+            tools(vec![delegate("d1", "TOKENS: look around", &["notes.txt"])]),
+            text("ok"),
+        ],
+        vec![(
+            "TOKENS",
+            vec![read("r1"), read("r2"), read("r3"), text("never")],
+        )],
+    );
+    let run = env.run(&server, "look", &["--no-checks"]);
+    assert_eq!(
+        run.code(),
+        Some(6),
+        "nothing changed: answered; {}",
+        run.stderr()
+    );
+    assert_eq!(requests_with(&server, "TOKENS").len(), 2);
+    let finished = finished_of(&run.events);
+    assert_eq!(finished[0].status, TaskStatus::BudgetExceeded);
+    assert!(tool_result(&server, "d1").contains("token cap of 200"));
+
+    // Wall time: a reply that streams for 20 s, a cap of 1 s.
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[subagents]\nmax_wall_secs = 1\n",
+    )
+    .unwrap();
+    let server = mock(
+        vec![
+            tools(vec![delegate("d1", "SLOW: think", &["notes.txt"])]),
+            text("ok"),
+        ],
+        vec![(
+            "SLOW",
+            vec![MockReply::Reply {
+                text: "hmm ".repeat(200),
+                tool_calls: vec![],
+                usage: usage(10, 10),
+                chunk_delay_ms: 100,
+                cut_after_events: None,
+            }],
+        )],
+    );
+    let run = env.run(&server, "think", &["--no-checks"]);
+    let finished = finished_of(&run.events);
+    assert_eq!(finished[0].status, TaskStatus::BudgetExceeded);
+    assert!(
+        finished[0].summary.contains("wall-time cap of 1 s"),
+        "{}",
+        finished[0].summary
+    );
+    assert_eq!(run.finished().1, "ok");
+}
