@@ -152,6 +152,7 @@ pub async fn run_child(
         .ok_or_else(|| CoreError::Internal("a child task without its link".into()))?;
     let (provider, model) = (spec.provider.name.clone(), spec.provider.model.clone());
     let base_commit = spec.base.clone().unwrap_or_default();
+    let repo = spec.repo.clone();
     // Boxed: a task's loop starts children, whose loops may start children.
     let started: Started = Box::pin(crate::start_task(spec, store));
     let mut handle = started.await?;
@@ -238,9 +239,9 @@ pub async fn run_child(
         .join
         .await
         .map_err(|e| CoreError::Internal(format!("sub-agent {child} failed: {e}")))?;
-    let (mut status, mut summary) = match (outcome, &finished) {
-        (Ok(o), _) => (o.status, o.summary),
-        (Err(e), _) => (TaskStatus::Failed, e.to_string()),
+    let (mut status, mut summary) = match outcome {
+        Ok(o) => (o.status, o.summary),
+        Err(e) => (TaskStatus::Failed, e.to_string()),
     };
     if timed_out && status == TaskStatus::Interrupted {
         status = TaskStatus::BudgetExceeded;
@@ -251,11 +252,7 @@ pub async fn run_child(
     }
     let files = match &final_commit {
         Some(end) if !base_commit.is_empty() => {
-            let (root, a, b) = (
-                std::path::PathBuf::from(&store_repo(&parent, &child)?),
-                base_commit.clone(),
-                end.clone(),
-            );
+            let (root, a, b) = (repo, base_commit.clone(), end.clone());
             tokio::task::spawn_blocking(move || bosun_workspace::changed_between(&root, &a, &b))
                 .await
                 .map_err(|e| CoreError::Internal(format!("git thread failed: {e}")))??
@@ -280,9 +277,4 @@ pub async fn run_child(
         steps: progress.steps,
         reverted,
     })
-}
-
-/// The repository of a task, from the journal.
-fn store_repo(parent: &Emitter, child: &TaskId) -> Result<String, CoreError> {
-    Ok(parent.store().task(child)?.repo)
 }

@@ -81,7 +81,7 @@ impl TaskRun {
             match self.plan_delegate(&call.id, &args, started) {
                 Ok(p) => planned.push(p),
                 Err(why) => {
-                    let message = self.end_delegate(&call.id, started, false, why)?;
+                    let message = self.refuse_delegate(&call.id, started, why)?;
                     results.insert(call.id.clone(), message);
                 }
             }
@@ -108,8 +108,7 @@ impl TaskRun {
         let mut running = Vec::new();
         let limit = Arc::new(tokio::sync::Semaphore::new(settings.concurrency()));
         for (p, _) in planned.iter().zip(&parallel).filter(|(_, par)| **par) {
-            let spec = self.child_spec(p, &fork_point, caps, &transcript);
-            let start = self.child_start(p, true, caps);
+            let (spec, start) = self.child(p, &fork_point, true, caps, &transcript);
             let (store, parent) = (Arc::clone(self.emitter.store()), Arc::clone(&self.emitter));
             let limit = Arc::clone(&limit);
             let cancel = self.cancel.clone();
@@ -156,18 +155,16 @@ impl TaskRun {
             .map(|(p, _)| p)
         {
             if self.cancel.is_cancelled() {
-                let message = self.end_delegate(
+                let message = self.refuse_delegate(
                     &p.call_id,
                     p.started,
-                    false,
                     "not run: the task was stopped".into(),
                 )?;
                 results.insert(p.call_id.clone(), message);
                 continue;
             }
             let base = self.current_commit();
-            let spec = self.child_spec(p, &base, caps, &transcript);
-            let start = self.child_start(p, false, caps);
+            let (spec, start) = self.child(p, &base, false, caps, &transcript);
             let result = orchestrate::run_child(
                 spec,
                 Arc::clone(self.emitter.store()),
@@ -259,18 +256,20 @@ impl TaskRun {
         })
     }
 
-    pub(super) fn child_spec(
+    /// A child's task and what the parent says of it as it starts: its caps within what the
+    /// parent has left, its prompt (the brief, its scope, its checks), its link.
+    pub(super) fn child(
         &self,
         p: &Planned,
         base: &str,
-        caps: Caps,
+        parallel: bool,
+        mut caps: Caps,
         transcript: &[ChatMessage],
-    ) -> TaskSpec {
+    ) -> (TaskSpec, ChildStart) {
         let depth = self.link.as_ref().map_or(0, |l| l.depth) + 1;
-        let max_cost = match self.budget.remaining_usd() {
-            Some(left) => caps.max_cost_usd.min(left),
-            None => caps.max_cost_usd,
-        };
+        if let Some(left) = self.budget.remaining_usd() {
+            caps.max_cost_usd = caps.max_cost_usd.min(left);
+        }
         let mut env_remove = self.env_remove.clone();
         env_remove.extend(p.role.key_env.clone());
         let mut prompt = p.args.brief.clone();
@@ -286,14 +285,14 @@ impl TaskRun {
             ));
         }
         prompt.push_str(" When you are done, answer with a short summary of what you changed.");
-        TaskSpec {
+        let spec = TaskSpec {
             home: self.home.clone(),
             repo: self.repo_root.clone(),
             prompt,
             base: Some(base.to_string()),
             provider: p.role.provider.clone(),
             max_steps: caps.max_steps,
-            max_cost_usd: Some(max_cost),
+            max_cost_usd: Some(caps.max_cost_usd),
             policy_file: self.policy_files.extra.clone(),
             mode: self.policy_files.mode,
             api_key_env: p.role.key_env.clone(),
@@ -323,24 +322,15 @@ impl TaskRun {
                 Vec::new()
             },
             plan: false,
-        }
-    }
-
-    pub(super) fn child_start(&self, p: &Planned, parallel: bool, caps: Caps) -> ChildStart {
-        let max_cost = match self.budget.remaining_usd() {
-            Some(left) => caps.max_cost_usd.min(left),
-            None => caps.max_cost_usd,
         };
-        ChildStart {
+        let start = ChildStart {
             brief: p.args.brief.clone(),
             call_id: Some(CallId(p.call_id.clone())),
             plan_node: p.plan_node.clone(),
             parallel,
-            caps: Caps {
-                max_cost_usd: max_cost,
-                ..caps
-            },
-        }
+            caps,
+        };
+        (spec, start)
     }
 
     /// Brings a finished child's work into the parent (merged, or applied on the state it
@@ -353,8 +343,12 @@ impl TaskRun {
         parallel: bool,
     ) -> Result<ChatMessage, CoreError> {
         match self.land_report(p, result, parallel, false).await? {
-            Ok(report) => self.end_delegate(&p.call_id, p.started, report.ok, report.text),
-            Err(why) => self.end_delegate(&p.call_id, p.started, false, why),
+            Ok(report) => {
+                let error =
+                    (!report.ok).then(|| "the sub-agent did not finish cleanly".to_string());
+                self.end_call(&p.call_id, p.started, report.ok, error, report.text)
+            }
+            Err(why) => self.refuse_delegate(&p.call_id, p.started, why),
         }
     }
 
@@ -546,29 +540,24 @@ impl TaskRun {
         Ok(round.results)
     }
 
-    /// Ends a `delegate` call: its end event, and its result for the conversation.
-    fn end_delegate(
+    /// Ends a call the loop runs itself (`delegate`, a plan run): its end event, and its
+    /// result for the conversation (`error` above `output`).
+    pub(super) fn end_call(
         &self,
         call_id: &str,
         started: Instant,
         ok: bool,
-        text: String,
+        error: Option<String>,
+        output: String,
     ) -> Result<ChatMessage, CoreError> {
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let (status, error, output) = if ok {
-            (ToolCallStatus::Success, None, text.clone())
-        } else if text.starts_with('{') {
-            (
-                ToolCallStatus::Error,
-                Some("the sub-agent did not finish cleanly".to_string()),
-                text.clone(),
-            )
-        } else {
-            (ToolCallStatus::Error, Some(text.clone()), String::new())
-        };
         self.emitter.emit(EventMsg::ToolCallEnd(ToolCallEnd {
             call_id: CallId(call_id.to_string()),
-            status,
+            status: if ok {
+                ToolCallStatus::Success
+            } else {
+                ToolCallStatus::Error
+            },
             exit_code: None,
             error: error.clone(),
             output: output.clone(),
@@ -579,6 +568,16 @@ impl TaskRun {
             content: crate::dispatch::tool_result_content(error.as_deref(), output),
             is_error: !ok,
         })
+    }
+
+    /// A `delegate` call that could not run, and why.
+    fn refuse_delegate(
+        &self,
+        call_id: &str,
+        started: Instant,
+        why: String,
+    ) -> Result<ChatMessage, CoreError> {
+        self.end_call(call_id, started, false, Some(why), String::new())
     }
 
     /// After a sub-agent's command: what it changed outside its scope is put back, and the

@@ -14,7 +14,6 @@ use crate::{CoreError, TaskOutcome};
 use bosun_model::ChatMessage;
 use bosun_protocol::{
     ApprovalDecision, CallId, EventMsg, PlanItem, PlanStatus, PlanUpdated, TaskStatus, ToolAction,
-    ToolCallEnd, ToolCallStatus,
 };
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -295,8 +294,7 @@ impl TaskRun {
             let settings = self.subagent_settings();
             let caps = settings.caps();
             let base = self.current_commit();
-            let spec = self.child_spec(&planned, &base, caps, &[]);
-            let start = self.child_start(&planned, false, caps);
+            let (spec, start) = self.child(&planned, &base, false, caps, &[]);
             self.emit_plan(&items)?;
             let result = crate::orchestrate::run_child(
                 spec,
@@ -478,24 +476,7 @@ impl TaskRun {
         ok: bool,
         text: String,
     ) -> Result<ChatMessage, CoreError> {
-        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.emitter.emit(EventMsg::ToolCallEnd(ToolCallEnd {
-            call_id: CallId(call_id.to_string()),
-            status: if ok {
-                ToolCallStatus::Success
-            } else {
-                ToolCallStatus::Error
-            },
-            exit_code: None,
-            error: None,
-            output: text.clone(),
-            duration_ms,
-        }))?;
-        Ok(ChatMessage::Tool {
-            call_id: call_id.to_string(),
-            content: text,
-            is_error: !ok,
-        })
+        self.end_call(call_id, started, ok, None, text)
     }
 }
 
