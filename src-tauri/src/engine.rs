@@ -432,6 +432,8 @@ impl Engine {
             Some(list) => bosun_core::checks::ChecksChoice::These(list),
         };
         Ok(TaskSpec {
+            id: None,
+            context: None,
             fork: None,
             checks,
             max_check_rounds: None,

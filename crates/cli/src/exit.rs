@@ -84,7 +84,11 @@ fn for_store(e: &bosun_store::StoreError) -> u8 {
         StoreError::NotFound { .. }
         | StoreError::Ambiguous { .. }
         | StoreError::Running { .. }
-        | StoreError::NoMemory { .. } => USAGE,
+        | StoreError::NoMemory { .. }
+        | StoreError::NoBatch { .. }
+        | StoreError::AmbiguousBatch { .. }
+        | StoreError::BatchFinished { .. }
+        | StoreError::BatchRunning { .. } => USAGE,
         _ => FAILED,
     }
 }

@@ -75,6 +75,9 @@ pub struct BosunConfig {
     /// Sub-agents' caps and how many run at once (`[subagents]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagents: Option<crate::orchestrate::SubagentSettings>,
+    /// Named setups for `bosun compare --setup NAME` (`[setups.NAME]`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub setups: BTreeMap<String, crate::orchestrate::compare::Setup>,
 }
 
 /// `[routing]`: a provider of this file per role. A role left out uses `main`'s (and `main`
@@ -166,6 +169,27 @@ pub struct SharesSettings {
 }
 
 impl ContextSettings {
+    /// `top`'s fields where set, else `below`'s (a share at a time).
+    pub fn over(top: Option<ContextSettings>, below: Option<ContextSettings>) -> ContextSettings {
+        let (top, below) = (top.unwrap_or_default(), below.unwrap_or_default());
+        let shares = match (top.shares, below.shares) {
+            (None, s) | (s, None) => s,
+            (Some(t), Some(b)) => Some(SharesSettings {
+                targets: t.targets.or(b.targets),
+                tests: t.tests.or(b.tests),
+                siblings: t.siblings.or(b.siblings),
+                symbols: t.symbols.or(b.symbols),
+                recent: t.recent.or(b.recent),
+            }),
+        };
+        ContextSettings {
+            mask_tool_outputs: top.mask_tool_outputs.or(below.mask_tool_outputs),
+            review_summaries: top.review_summaries.or(below.review_summaries),
+            summarizer: top.summarizer.or(below.summarizer),
+            shares,
+        }
+    }
+
     /// The shares, defaults where unset.
     pub fn shares(&self) -> bosun_context::Shares {
         let d = bosun_context::Shares::default();

@@ -321,6 +321,7 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
             None
         },
         plan_first: false,
+        context: None,
     }
     .start(messages)
 }

@@ -80,6 +80,11 @@ pub struct TaskSpec {
     pub transcript: Vec<ChatMessage>,
     /// `bosun run --plan`: the `planner` role writes a task graph first, and it runs.
     pub plan: bool,
+    /// The task's id, chosen by the caller (a batch's queue records it before the task starts,
+    /// so a crash between the two never runs an item twice); `None`: a new one.
+    pub id: Option<TaskId>,
+    /// `[context]` settings for this task over `config.toml`'s (a compare setup's shares).
+    pub context: Option<crate::config::ContextSettings>,
 }
 
 /// A running task: submit ops, consume events, await the outcome.
@@ -113,7 +118,7 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
     let completed = crate::profiles::complete(&spec.home, &mut spec.provider).await;
     let client = bosun_model::client(spec.provider.clone())?;
     let prices = load_prices(&spec.home)?;
-    let task_id = new_task_id();
+    let task_id = spec.id.clone().unwrap_or_else(new_task_id);
 
     // A fork starts from the earlier task's base commit and repository, at its checkpoint.
     let (mut repo, mut base) = (spec.repo.clone(), spec.base.clone());
@@ -310,6 +315,7 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
         link: spec.link.clone(),
         resume_plan: None,
         plan_first: spec.plan,
+        context: spec.context.clone(),
     };
     conversation.push(ChatMessage::User { content: prompt });
     launch.start(conversation)
@@ -353,6 +359,8 @@ pub(crate) struct Launch {
     pub resume_plan: Option<(String, Vec<bosun_protocol::PlanItem>)>,
     /// See [`TaskSpec::plan`].
     pub plan_first: bool,
+    /// `[context]` over `config.toml`'s, field by field (see [`TaskSpec::context`]).
+    pub context: Option<crate::config::ContextSettings>,
 }
 
 impl Launch {
@@ -384,6 +392,7 @@ impl Launch {
             link,
             resume_plan,
             plan_first,
+            context,
         } = self;
         let spend = crate::spend::Spend::new(
             crate::spend::spend_limits(&home, &worktree.repo_root)?,
@@ -495,10 +504,12 @@ impl Launch {
                 Arc::new(move |p: &str| !readable.is_read_denied(p)),
             )
         };
-        let context_settings = crate::config::BosunConfig::load(&home)
-            .ok()
-            .and_then(|c| c.context)
-            .unwrap_or_default();
+        let context_settings = crate::config::ContextSettings::over(
+            context,
+            crate::config::BosunConfig::load(&home)
+                .ok()
+                .and_then(|c| c.context),
+        );
         let mask_outputs = context_settings.mask_tool_outputs.unwrap_or(true);
         let review_summaries = context_settings.review_summaries.unwrap_or(false);
         let mut env_remove = env_remove;

@@ -52,6 +52,23 @@ pub enum StoreError {
         candidates: Vec<TaskId>,
     },
 
+    #[error("{}", no_batch(id))]
+    NoBatch { id: String },
+
+    #[error("'{prefix}' matches {} batches ({}); type more of the id", matches.len(), matches.join(", "))]
+    AmbiguousBatch {
+        prefix: String,
+        matches: Vec<String>,
+    },
+
+    #[error("batch {id} is finished: every task in it ended; `bosun batch status {id}` shows them")]
+    BatchFinished { id: String },
+
+    #[error(
+        "batch {id} is being run by process {pid}; stop that process (or wait for it) before resuming the batch"
+    )]
+    BatchRunning { id: String, pid: u32 },
+
     #[error("a task with id {0} is already in the journal; start the task with a fresh id")]
     TaskExists(TaskId),
 
@@ -119,4 +136,14 @@ fn nearest_ids(ids: &[i64]) -> String {
     }
     let shown: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
     format!(" (the nearest: {})", shown.join(", "))
+}
+
+fn no_batch(id: &str) -> String {
+    if id.is_empty() {
+        "the journal has no batch yet; start one with `bosun batch FILE` or `bosun batch --prompt TEXT --repo PATH`".to_string()
+    } else {
+        format!(
+            "no batch matches '{id}' in the journal; `bosun batch status --all` lists the batches"
+        )
+    }
 }

@@ -14,6 +14,7 @@
 //! agree with their events, and whose events are numbered 1, 2, 3… without gaps.
 
 mod archive;
+mod batches;
 mod budgets;
 mod checkpoints;
 mod costs;
@@ -30,6 +31,9 @@ mod tasks;
 mod usage;
 
 pub use archive::{ImportTask, Imported, TaskLimits, TaskMarks, TranscriptRemoved};
+pub use batches::{
+    BatchItemRow, BatchItemState, BatchRow, BatchStatus, ClaimedItem, NewBatch, NewBatchItem,
+};
 pub use budgets::{BudgetLimit, BudgetStatus, BudgetWindow, Reservation};
 pub use checkpoints::CheckpointRow;
 pub use costs::{CostFilter, CostGroup, CostRow};

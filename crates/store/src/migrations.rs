@@ -423,6 +423,39 @@ const STEPS: &[&str] = &[
     ALTER TABLE tasks ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX tasks_by_parent ON tasks(parent_task_id);
     "#,
+    // 9: batches: a persistent queue of tasks (`bosun batch`) or the runs of a comparison
+    // (`bosun compare`). An item is `queued`, then `started` with its task's id written before
+    // the task exists (a crash between the two never runs it twice), then `done`. A batch is
+    // finished when every item is done; otherwise it runs while its owner lives, and is
+    // interrupted (resumable) when the owner died.
+    r#"
+    CREATE TABLE batches (
+        id            TEXT PRIMARY KEY NOT NULL,
+        kind          TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        concurrency   INTEGER NOT NULL,
+        spec          TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        finished_at   TEXT,
+        owner_pid     INTEGER NOT NULL,
+        owner_started INTEGER
+    ) STRICT;
+    CREATE INDEX batches_by_created ON batches(created_at);
+
+    CREATE TABLE batch_items (
+        batch_id    TEXT NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+        n           INTEGER NOT NULL,
+        label       TEXT,
+        spec        TEXT NOT NULL,
+        state       TEXT NOT NULL DEFAULT 'queued',
+        task_id     TEXT,
+        error       TEXT,
+        started_at  TEXT,
+        finished_at TEXT,
+        PRIMARY KEY (batch_id, n)
+    ) STRICT;
+    CREATE INDEX batch_items_by_task ON batch_items(task_id);
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

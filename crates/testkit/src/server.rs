@@ -1,6 +1,8 @@
 //! The scripted mock model server: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages`
 //! (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
-//! `GET /_mock/requests` (the recorded requests) for tests in other languages.
+//! `GET /_mock/requests` (the recorded requests) and `GET /_mock/stats` (`{"served",
+//! "in_flight", "peak_in_flight"}`: model requests being answered now and at most at once, a
+//! streamed reply counting until its last byte) for tests in other languages.
 
 use crate::render::{anthropic_frames, openai_frames, unfinished_frames};
 use crate::script::MockReply;
@@ -72,6 +74,9 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     record: Option<Mutex<std::fs::File>>,
     served: AtomicU64,
+    /// Model requests being answered (a streamed reply until its body ends), and the most at once.
+    in_flight: AtomicU64,
+    peak_in_flight: AtomicU64,
     props: Option<Value>,
     tokenize: bool,
     window: Option<u64>,
@@ -179,6 +184,12 @@ impl MockModelServer {
     }
 
     /// Appends a reply to the script.
+    /// The most model requests that were being answered at once (a streamed reply counts until
+    /// its last byte).
+    pub fn peak_in_flight(&self) -> u64 {
+        self.shared.peak_in_flight.load(Ordering::SeqCst)
+    }
+
     pub fn push(&self, reply: MockReply) {
         lock(&self.shared.replies).push_back(reply);
     }
@@ -213,6 +224,8 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         requests: Mutex::new(Vec::new()),
         record,
         served: AtomicU64::new(0),
+        in_flight: AtomicU64::new(0),
+        peak_in_flight: AtomicU64::new(0),
         props: options.props.clone(),
         tokenize: options.tokenize,
         window: options.window,
@@ -231,9 +244,29 @@ async fn serve(
     shared: Arc<Shared>,
     stop: oneshot::Receiver<()>,
 ) {
-    let app = Router::new().fallback(move |method, uri, headers, body| {
+    let app = Router::new().fallback(move |method: Method, uri: Uri, headers, body| {
         let shared = shared.clone();
-        async move { handle(&shared, method, uri, headers, body).await }
+        async move {
+            let model = method == Method::POST
+                && matches!(
+                    uri.path(),
+                    "/v1/chat/completions" | "/chat/completions" | "/v1/messages" | "/messages"
+                );
+            let guard = model.then(|| InFlight::enter(Arc::clone(&shared)));
+            let response = handle(&shared, method, uri, headers, body).await;
+            match guard {
+                None => response,
+                // Counted until the body is sent (or the client goes away).
+                Some(guard) => {
+                    let (parts, body) = response.into_parts();
+                    let stream = body.into_data_stream().map(move |chunk| {
+                        let _ = &guard;
+                        chunk
+                    });
+                    Response::from_parts(parts, Body::from_stream(stream))
+                }
+            }
+        }
     });
     let result = axum::serve(listener, app)
         .with_graceful_shutdown(async {
@@ -242,6 +275,23 @@ async fn serve(
         .await;
     if let Err(e) = result {
         eprintln!("mock model server stopped: {e}");
+    }
+}
+
+/// One model request being answered.
+struct InFlight(Arc<Shared>);
+
+impl InFlight {
+    fn enter(shared: Arc<Shared>) -> InFlight {
+        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.peak_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(shared)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -263,6 +313,16 @@ async fn handle(
         (&Method::GET, "/_mock/requests") => {
             let all = lock(&shared.requests).clone();
             return json_response(StatusCode::OK, &json!(all));
+        }
+        (&Method::GET, "/_mock/stats") => {
+            return json_response(
+                StatusCode::OK,
+                &json!({
+                    "served": shared.served.load(Ordering::SeqCst),
+                    "in_flight": shared.in_flight.load(Ordering::SeqCst),
+                    "peak_in_flight": shared.peak_in_flight.load(Ordering::SeqCst),
+                }),
+            );
         }
         // What a profile probe asks a server about its model (llama.cpp, Ollama).
         (&Method::GET, "/props") => {

@@ -103,6 +103,8 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
     )?;
     let s = session(a, recorded.as_ref(), None)?;
     let spec = TaskSpec {
+        id: None,
+        context: None,
         fork: Some(bosun_protocol::ForkedFrom {
             task: row.id.clone(),
             checkpoint: args.checkpoint,
@@ -434,6 +436,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         )
     };
     let spec = TaskSpec {
+        id: None,
+        context: None,
         fork: None,
         checks,
         max_check_rounds: args.max_check_rounds,

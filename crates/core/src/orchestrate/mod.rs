@@ -3,6 +3,8 @@
 //! time. The loop's side (which calls run, in what order, how results merge) is in
 //! `task/delegation.rs`; this module starts a child and follows it.
 
+pub mod batch;
+pub mod compare;
 pub mod scope;
 pub use scope::Scope;
 

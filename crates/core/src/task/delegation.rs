@@ -286,6 +286,8 @@ impl TaskRun {
         }
         prompt.push_str(" When you are done, answer with a short summary of what you changed.");
         let spec = TaskSpec {
+            id: None,
+            context: None,
             home: self.home.clone(),
             repo: self.repo_root.clone(),
             prompt,
