@@ -206,6 +206,12 @@ enum Command {
     /// failed, files changed together, your conventions): list, `pin ID`, `unpin ID`,
     /// `delete ID`, `add TEXT`
     Memory(commands::memory::MemoryArgs),
+    /// Run many tasks through a persistent queue: `bosun batch FILE` (TOML [[task]] tables or
+    /// JSON lines), `bosun batch --prompt TEXT --repo A --repo B`; `resume [ID]`, `status [ID]`
+    Batch(commands::batch::BatchArgs),
+    /// One task under 2 to 4 setups side by side: `bosun compare --repo R --prompt TEXT
+    /// --setup A --setup B [--runs N]`; `status [ID]`, `merge [ID] RUN`
+    Compare(commands::compare::CompareArgs),
     /// The repository map: each source file's definitions, ranked by a PageRank of what uses
     /// what (towards `--focus` files and symbols), within a token budget
     Map(commands::map::MapArgs),
@@ -282,6 +288,8 @@ fn main() -> ExitCode {
         Command::Models(m) => commands::models::models(m),
         Command::Map(args) => commands::map::map(args),
         Command::Memory(args) => commands::memory::memory(args),
+        Command::Batch(args) => commands::batch::batch(args),
+        Command::Compare(args) => commands::compare::compare(args),
     };
     match result {
         Ok(code) => code,

@@ -327,11 +327,12 @@ impl Store {
             .into_iter()
             .filter(|b| b.id.starts_with(&prefix))
             .collect();
+        let mut found = found;
         match found.len() {
             0 => Err(StoreError::NoBatch {
                 id: id_or_prefix.to_string(),
             }),
-            1 => Ok(found.into_iter().next().expect("one")),
+            1 => Ok(found.remove(0)),
             _ => Err(StoreError::AmbiguousBatch {
                 prefix: id_or_prefix.to_string(),
                 matches: found.into_iter().map(|b| b.id).collect(),

@@ -190,6 +190,18 @@ impl MockModelServer {
         self.shared.peak_in_flight.load(Ordering::SeqCst)
     }
 
+    /// Replaces what is left of the script of the route with this marker (see
+    /// [`MockOptions::routes`]). Panics when no route has the marker.
+    pub fn set_route(&self, marker: &str, replies: Vec<MockReply>) {
+        let (_, script) = self
+            .shared
+            .routes
+            .iter()
+            .find(|(m, _)| m == marker)
+            .unwrap_or_else(|| panic!("the mock server has no route {marker:?}"));
+        *lock(script) = replies.into();
+    }
+
     pub fn push(&self, reply: MockReply) {
         lock(&self.shared.replies).push_back(reply);
     }

@@ -1,7 +1,9 @@
 pub mod approve;
+pub mod batch;
 pub mod bench;
 pub mod bench_compaction;
 pub mod checks;
+pub mod compare;
 pub mod costs;
 pub mod diff;
 pub mod eval;

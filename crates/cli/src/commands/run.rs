@@ -580,7 +580,7 @@ async fn drive(
 
 /// Ctrl-C, SIGTERM and SIGHUP: each stops the task the same way (status `interrupted`,
 /// exit 130), so a service manager or a closed terminal ends it as cleanly as a user.
-struct StopSignals {
+pub(crate) struct StopSignals {
     #[cfg(unix)]
     term: tokio::signal::unix::Signal,
     #[cfg(unix)]
@@ -588,7 +588,7 @@ struct StopSignals {
 }
 
 impl StopSignals {
-    fn new() -> anyhow::Result<StopSignals> {
+    pub(crate) fn new() -> anyhow::Result<StopSignals> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -602,7 +602,7 @@ impl StopSignals {
     }
 
     /// The next stop request, named.
-    async fn next(&mut self) -> &'static str {
+    pub(crate) async fn next(&mut self) -> &'static str {
         #[cfg(unix)]
         {
             tokio::select! {

@@ -1,5 +1,6 @@
 mod approvals;
 mod bad_input;
+mod batch;
 mod bench;
 mod budgets;
 mod checks;

@@ -187,6 +187,8 @@ pub fn create(store: &Store, home: &Path, req: &CompareRequest) -> Result<String
     }
     let root = bosun_workspace::resolve_repo(&req.repo)?;
     let base_commit = bosun_workspace::resolve_base(&root, req.base.as_deref())?;
+    // The branch a chosen run merges into by default (each run starts from the commit).
+    let base_ref = bosun_workspace::base_branch(&root, req.base.as_deref());
     let mut items = Vec::with_capacity(n * req.runs as usize);
     for k in 1..=req.runs {
         for (name, s) in &setups {
@@ -213,6 +215,7 @@ pub fn create(store: &Store, home: &Path, req: &CompareRequest) -> Result<String
         "prompt": req.prompt,
         "base": req.base,
         "base_commit": base_commit,
+        "base_ref": base_ref,
         "runs": req.runs,
         "setups": setups.iter().map(|(name, s)| serde_json::json!({"name": name, "setup": s})).collect::<Vec<_>>(),
     });
@@ -427,6 +430,8 @@ pub struct Comparison {
     pub repo: String,
     pub prompt: String,
     pub base_commit: String,
+    /// The branch the base was on, where a chosen run merges by default.
+    pub base_ref: Option<String>,
     pub setups: Vec<SetupSummary>,
     pub runs: Vec<CompareRun>,
 }
@@ -529,6 +534,10 @@ pub fn comparison(
         repo: text("repo"),
         prompt: text("prompt"),
         base_commit: text("base_commit"),
+        base_ref: spec
+            .get("base_ref")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
         batch: row,
         setups,
         runs,
