@@ -228,6 +228,17 @@ impl Store {
         Ok(())
     }
 
+    /// This process stops running the batch (stopped, or every item it could take ended): when
+    /// items are left, it shows as interrupted at once, for a resume.
+    pub fn release_batch(&self, id: &str, pid: u32) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE batches SET owner_pid = 0, owner_started = NULL
+             WHERE id = ?1 AND owner_pid = ?2 AND finished_at IS NULL",
+            params![id, pid],
+        )?;
+        Ok(())
+    }
+
     /// Takes the first queued item of the batch: it becomes `started` with `task_id` as its
     /// task's id, before the task exists. None when nothing is queued.
     pub fn claim_next_item(

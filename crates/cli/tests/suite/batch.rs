@@ -603,3 +603,72 @@ fn a_comparison_needs_two_to_four_known_setups() {
     let out = env.bosun().args(["compare", "status"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_batch_stopped_with_sigterm_exits_130_shows_interrupted_and_resumes_its_tasks() {
+    let server = MockModelServer::start_blocking_with(
+        Vec::new(),
+        MockOptions {
+            routes: vec![("S1".to_string(), slow_write("s1", "s1.txt", 150))],
+            ..MockOptions::default()
+        },
+    )
+    .unwrap();
+    let env = Env::new();
+    config(&env, &server);
+    let child = env
+        .bosun()
+        .args([
+            "batch",
+            "--prompt",
+            "S1: write it",
+            "--repo",
+            path_str(&env.repo),
+            "--mode",
+            "full-auto",
+            "--no-checks",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while marker_requests(&server, "S1") == 0 {
+        assert!(Instant::now() < deadline, "the task never asked the model");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("bosun batch resume"), "{stderr}");
+    let status = batch_json(&env);
+    assert_eq!(status["batch"]["status"], "interrupted", "{status:#}");
+    assert_eq!(status["items"][0]["task"]["status"], "interrupted");
+    let task = status["items"][0]["task_id"].clone();
+
+    server.set_route("S1", slow_write("s1", "s1.txt", 0));
+    let (ok, _, stderr) = env.text(&["batch", "resume"]);
+    assert!(ok, "{stderr}");
+    let status = batch_json(&env);
+    assert_eq!(
+        status["items"][0]["task"]["status"], "completed",
+        "{status:#}"
+    );
+    assert_eq!(status["items"][0]["task_id"], task);
+    // Finished: there is nothing left to resume.
+    let out = env
+        .bosun()
+        .args(["batch", "resume", task.as_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let id = status["batch"]["id"].as_str().unwrap();
+    let out = env.bosun().args(["batch", "resume", id]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is finished"));
+}

@@ -515,6 +515,7 @@ pub async fn run(
             Err(e) => tracing::error!("a batch item's job failed: {e}"),
         }
     }
+    store.release_batch(batch, pid)?;
     // The report covers every item, those run before this process too.
     let items = store
         .batch_items(batch)?
