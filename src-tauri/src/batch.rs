@@ -431,16 +431,39 @@ pub async fn merge_run(
             )));
         }
     };
+    // The runs start from a commit, not a branch: by default the branch the comparison named
+    // as its base, else the one the repository has checked out.
+    let into = match into.filter(|b| !b.trim().is_empty()) {
+        Some(b) => b,
+        None => default_branch(&c)?,
+    };
     let reviewer = Reviewer::open(&engine.home, Arc::clone(&engine.store), task.as_str())?;
     reviewer.verdict(Verdict::Accept, &Selector::All)?;
     Ok(reviewer
         .merge_gated(&MergeRequest {
-            into: into.filter(|b| !b.trim().is_empty()),
+            into: Some(into),
             mode: MergeMode::Squash,
             message: None,
             override_checks: None,
         })
         .await?)
+}
+
+/// Where a run merges unless told: the comparison's base when it is a local branch, else the
+/// branch checked out in its repository.
+fn default_branch(c: &Comparison) -> Result<String, IpcError> {
+    let branches = crate::branches::local_branches(Path::new(&c.repo))?;
+    let spec: serde_json::Value = serde_json::from_str(&c.batch.spec).unwrap_or_default();
+    if let Some(base) = spec.get("base").and_then(|b| b.as_str())
+        && branches.names.iter().any(|n| n == base)
+    {
+        return Ok(base.to_string());
+    }
+    branches.current.ok_or_else(|| {
+        bad_request(
+            "the repository has no branch checked out: name the branch to merge the run into",
+        )
+    })
 }
 
 /// The `[setups.NAME]` names of config.toml, for the Compare form.

@@ -351,5 +351,11 @@ async fn a_comparison_runs_its_setups_and_merging_one_run_leaves_the_other_alone
     };
     assert_eq!(git(&["show", "picked:second.txt"]), "second.txt\n");
     assert_eq!(git(&["ls-tree", "--name-only", "picked", "first.txt"]), "");
+    // Unless told, a run merges into the branch the repository has checked out.
+    let head = git(&["branch", "--show-current"]).trim().to_string();
+    let first = batch::merge_run(&s.engine, &id, &c.runs[0].label, None)
+        .await
+        .unwrap();
+    assert_eq!(first.branch, head);
     let _ = &s.home;
 }
