@@ -331,7 +331,9 @@ impl Store {
             0 => Err(StoreError::NoBatch {
                 id: id_or_prefix.to_string(),
             }),
-            1 => Ok(found.into_iter().next().expect("one")),
+            1 => found.into_iter().next().ok_or_else(|| StoreError::NoBatch {
+                id: id_or_prefix.to_string(),
+            }),
             _ => Err(StoreError::AmbiguousBatch {
                 prefix: id_or_prefix.to_string(),
                 matches: found.into_iter().map(|b| b.id).collect(),
