@@ -109,7 +109,7 @@ describe("the Batch view", () => {
   it("gathers the approvals of its tasks in one list and answers each for its own task", async () => {
     const request = (id: string, command: string) => ({
       approval_id: id,
-      kind: "tool_call" as const,
+      kind: "tool" as const,
       call_id: `c-${id}`,
       tool: "run_command",
       action: { kind: "command" as const, command },
