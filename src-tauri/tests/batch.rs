@@ -357,5 +357,54 @@ async fn a_comparison_runs_its_setups_and_merging_one_run_leaves_the_other_alone
         .await
         .unwrap();
     assert_eq!(first.branch, head);
-    let _ = &s.home;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_start_the_app_continues_a_batch_whose_process_died() {
+    let mock = MockModelServer::start(writes(&["a.txt"])).await.unwrap();
+    let s = setup(&mock.url());
+    let a = repo(&s, "a");
+    // Queued by a process that is gone (a `bosun batch` killed, an app that crashed).
+    let task = bosun_core::orchestrate::batch::BatchTask {
+        repo: a.display().to_string(),
+        prompt: "Write the file".into(),
+        mode: Some("full-auto".into()),
+        checks: Some(Vec::new()),
+        ..Default::default()
+    };
+    Store::open(&s.home.join("bosun.db"))
+        .unwrap()
+        .create_batch(
+            &bosun_store::NewBatch {
+                id: "01dead".into(),
+                kind: "batch".into(),
+                name: "left behind".into(),
+                concurrency: 1,
+                spec: "{}".into(),
+                owner_pid: 0,
+                owner_started: None,
+            },
+            &[bosun_store::NewBatchItem {
+                label: None,
+                spec: serde_json::to_string(&task).unwrap(),
+            }],
+        )
+        .unwrap();
+    assert_eq!(
+        batch::list(&s.engine, None).unwrap()[0].status,
+        BatchStatus::Interrupted
+    );
+    assert_eq!(
+        batch::resume_interrupted(&s.engine),
+        vec!["01dead".to_string()]
+    );
+    let view = until(&s.engine, "01dead", "the batch to finish", |v| {
+        v.batch.status == BatchStatus::Finished
+    })
+    .await;
+    assert_eq!(statuses(&view), vec![Some(TaskStatus::Completed)]);
+    assert!(
+        batch::resume_interrupted(&s.engine).is_empty(),
+        "nothing is left to continue"
+    );
 }
