@@ -78,6 +78,16 @@ fn main() {
         "delete_memory",
         "add_memory",
         "set_memory_enabled",
+        "batch_start",
+        "batch_list",
+        "batch_status",
+        "batch_resume",
+        "batch_stop",
+        "compare_start",
+        "compare_list",
+        "compare_status",
+        "compare_merge",
+        "setups_list",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
     {

@@ -10,11 +10,12 @@ use bosun_policy::Mode;
 use bosun_protocol::{ApprovalAnswer, EventMsg, Op, PinOp, TaskId};
 use bosun_store::Store;
 use serde::Deserialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
 
 /// Model requests a task makes at most when the form leaves the limit empty.
 pub const DEFAULT_MAX_STEPS: u32 = 100;
@@ -70,8 +71,8 @@ pub struct LaunchRequest {
 
 struct Running {
     ops: UnboundedSender<Op>,
-    /// Approval ids asked and not answered yet.
-    waiting: BTreeSet<String>,
+    /// Approvals asked and not answered yet, by id.
+    waiting: BTreeMap<String, bosun_protocol::ApprovalRequested>,
 }
 
 /// What [`Engine::with_approval_hook`] calls: the task and the request it waits on.
@@ -88,6 +89,8 @@ pub struct Engine {
     ended: Condvar,
     /// The worktree the New task form has prepared.
     preparation: crate::prepare::Preparation,
+    /// The batches and comparisons this app runs (their tasks run here like any other).
+    pub(crate) batches: crate::batch::BatchRuns,
 }
 
 fn bad_request(message: impl Into<String>) -> IpcError {
@@ -116,6 +119,7 @@ impl Engine {
             running: Mutex::new(HashMap::new()),
             ended: Condvar::new(),
             preparation: crate::prepare::Preparation::default(),
+            batches: crate::batch::BatchRuns::default(),
         }
     }
 
@@ -201,13 +205,32 @@ impl Engine {
     }
 
     /// Keeps a started task's op sender and drains its events until it ends.
-    pub(crate) fn follow(self: &Arc<Self>, mut handle: bosun_core::TaskHandle) -> TaskId {
+    pub(crate) fn follow(self: &Arc<Self>, handle: bosun_core::TaskHandle) -> TaskId {
+        self.follow_until(handle, None)
+    }
+
+    /// Follows a task started elsewhere (a batch's runner) like one started here; the receiver
+    /// gets its final status when it ends.
+    pub fn follow_to_end(
+        self: &Arc<Self>,
+        handle: bosun_core::TaskHandle,
+    ) -> oneshot::Receiver<bosun_protocol::TaskStatus> {
+        let (tx, rx) = oneshot::channel();
+        self.follow_until(handle, Some(tx));
+        rx
+    }
+
+    fn follow_until(
+        self: &Arc<Self>,
+        mut handle: bosun_core::TaskHandle,
+        ended: Option<oneshot::Sender<bosun_protocol::TaskStatus>>,
+    ) -> TaskId {
         let task = handle.task_id.clone();
         self.lock().insert(
             task.clone(),
             Running {
                 ops: handle.ops.clone(),
-                waiting: BTreeSet::new(),
+                waiting: BTreeMap::new(),
             },
         );
         self.publish_owned();
@@ -217,12 +240,12 @@ impl Engine {
             while let Some(ev) = handle.events.recv().await {
                 match &ev.msg {
                     EventMsg::ApprovalRequested(r) => {
-                        engine.waiting(&id, &r.approval_id, true);
+                        engine.asked(&id, r);
                         if let Some(hook) = &engine.on_approval {
                             hook(&id, r);
                         }
                     }
-                    EventMsg::ApprovalResolved(r) => engine.waiting(&id, &r.approval_id, false),
+                    EventMsg::ApprovalResolved(r) => engine.resolved(&id, &r.approval_id),
                     EventMsg::TaskFinished(_) => {
                         engine.lock().remove(&id);
                         engine.publish_owned();
@@ -231,14 +254,28 @@ impl Engine {
                     _ => {}
                 }
             }
-            match handle.join.await {
-                Ok(Ok(_)) => {}
-                Ok(Err(err)) => tracing::warn!("task {id} stopped with an error: {err}"),
-                Err(err) => tracing::error!("task {id}'s loop panicked: {err}"),
-            }
+            let status = match handle.join.await {
+                Ok(Ok(outcome)) => Some(outcome.status),
+                Ok(Err(err)) => {
+                    tracing::warn!("task {id} stopped with an error: {err}");
+                    None
+                }
+                Err(err) => {
+                    tracing::error!("task {id}'s loop panicked: {err}");
+                    None
+                }
+            };
             engine.lock().remove(&id);
             engine.publish_owned();
             engine.ended.notify_all();
+            if let Some(ended) = ended {
+                // The journal's word when the loop did not say (it failed or panicked).
+                let status = status
+                    .or_else(|| engine.store.task(&id).ok().map(|t| t.status))
+                    .filter(|s| *s != bosun_protocol::TaskStatus::Running)
+                    .unwrap_or(bosun_protocol::TaskStatus::Failed);
+                let _ = ended.send(status);
+            }
         });
         task
     }
@@ -256,7 +293,7 @@ impl Engine {
         let known = self
             .lock()
             .get(task)
-            .map(|r| r.waiting.contains(&answer.approval_id));
+            .map(|r| r.waiting.contains_key(&answer.approval_id));
         match known {
             None => Err(not_running(task)),
             Some(false) => Err(IpcError::new(
@@ -294,13 +331,23 @@ impl Engine {
     pub fn waiting_for(&self, task: &TaskId) -> Vec<String> {
         self.lock()
             .get(task)
-            .map(|r| r.waiting.iter().cloned().collect())
+            .map(|r| r.waiting.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The approval requests a running task waits for, in the order of their ids.
+    pub fn pending_approvals(&self, task: &TaskId) -> Vec<bosun_protocol::ApprovalRequested> {
+        self.lock()
+            .get(task)
+            .map(|r| r.waiting.values().cloned().collect())
             .unwrap_or_default()
     }
 
     /// Interrupts every running task and waits up to `grace` for them to end (blocking). Returns
-    /// how many were still running when the time was up.
+    /// how many were still running when the time was up. The batches it runs are stopped first,
+    /// so their interrupted tasks stay theirs and resume with them.
     pub fn shutdown(&self, grace: Duration) -> usize {
+        self.batches.stop_all();
         let deadline = Instant::now() + grace;
         let mut running = self.lock();
         for r in running.values() {
@@ -463,13 +510,17 @@ impl Engine {
         r.ops.send(op).map_err(|_| not_running(task))
     }
 
-    fn waiting(&self, task: &TaskId, approval: &str, asked: bool) {
+    fn asked(&self, task: &TaskId, request: &bosun_protocol::ApprovalRequested) {
         if let Some(r) = self.lock().get_mut(task) {
-            if asked {
-                r.waiting.insert(approval.to_string());
-            } else {
-                r.waiting.remove(approval);
-            }
+            r.waiting
+                .insert(request.approval_id.clone(), request.clone());
+        }
+        self.publish_owned();
+    }
+
+    fn resolved(&self, task: &TaskId, approval: &str) {
+        if let Some(r) = self.lock().get_mut(task) {
+            r.waiting.remove(approval);
         }
         self.publish_owned();
     }

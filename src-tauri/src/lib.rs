@@ -3,6 +3,7 @@
 //! the tasks launched from the window. No logic of its own lives here.
 
 pub mod base_watch;
+pub mod batch;
 pub mod branches;
 pub mod bridge;
 pub mod checks;
@@ -94,9 +95,19 @@ pub fn run() -> Result<(), tauri::Error> {
         .plugin(tauri_plugin_dialog::init())
         // Approval notifications, shown from Rust (src/notify.rs): no permission for the window.
         .plugin(tauri_plugin_notification::init())
-        .setup(|app| {
-            notify::set_app(app.handle().clone());
-            Ok(())
+        .setup({
+            let engine = engine.clone();
+            move |app| {
+                notify::set_app(app.handle().clone());
+                // Batches whose process died (a crash, a quit) continue here.
+                if let Some(engine) = &engine {
+                    let resumed = batch::resume_interrupted(engine);
+                    if !resumed.is_empty() {
+                        tracing::info!("continuing {} interrupted batch(es)", resumed.len());
+                    }
+                }
+                Ok(())
+            }
         })
         .manage(journal)
         .manage(runner)
@@ -176,6 +187,16 @@ pub fn run() -> Result<(), tauri::Error> {
             memory::delete_memory,
             memory::add_memory,
             memory::set_memory_enabled,
+            batch::batch_start,
+            batch::batch_list,
+            batch::batch_status,
+            batch::batch_resume,
+            batch::batch_stop,
+            batch::compare_start,
+            batch::compare_list,
+            batch::compare_status,
+            batch::compare_merge,
+            batch::setups_list,
         ])
         .build(tauri::generate_context!())?;
     app.run(move |handle, event| {

@@ -20,3 +20,14 @@ export async function pickSavePath(title: string, defaultPath?: string): Promise
   if (defaultPath) options.defaultPath = defaultPath;
   return invoke<string | null>("plugin:dialog|save", { options });
 }
+
+/**
+ * Opens the system's file picker (`dialog:allow-open`); resolves with the chosen file, or null
+ * when the user cancels. `extensions` filters what it offers.
+ */
+export async function pickFile(title: string, extensions: string[] = []): Promise<string | null> {
+  const options: Record<string, unknown> = { directory: false, multiple: false, title };
+  if (extensions.length > 0) options.filters = [{ name: title, extensions }];
+  const picked = await invoke<string | string[] | null>("plugin:dialog|open", { options });
+  return Array.isArray(picked) ? (picked[0] ?? null) : picked;
+}

@@ -22,6 +22,10 @@ export class TaskList {
   costsOpen = $state(false);
   /** True while the Memory view is open (choosing a task closes it). */
   memoryOpen = $state(false);
+  /** True while the Batch view is open (choosing a task closes it). */
+  batchOpen = $state(false);
+  /** True while the Compare view is open (choosing a task closes it). */
+  compareOpen = $state(false);
   /** The repository the Memory view shows (kept while it is closed), or null for the default. */
   memoryRepo: string | null = $state(null);
   /** The event to show when the chosen task opens (from a history search), or null. */
@@ -82,6 +86,8 @@ export class TaskList {
     this.historyOpen = false;
     this.costsOpen = false;
     this.memoryOpen = false;
+    this.batchOpen = false;
+    this.compareOpen = false;
     this.focusSeq = focusSeq;
     this.trail = [];
     if (row) this.opened = row;
@@ -109,6 +115,8 @@ export class TaskList {
     this.historyOpen = true;
     this.costsOpen = false;
     this.memoryOpen = false;
+    this.batchOpen = false;
+    this.compareOpen = false;
     this.composing = false;
     this.settingsOpen = false;
   }
@@ -118,6 +126,8 @@ export class TaskList {
     this.costsOpen = true;
     this.historyOpen = false;
     this.memoryOpen = false;
+    this.batchOpen = false;
+    this.compareOpen = false;
     this.composing = false;
     this.settingsOpen = false;
   }
@@ -128,6 +138,8 @@ export class TaskList {
     this.historyOpen = false;
     this.costsOpen = false;
     this.memoryOpen = false;
+    this.batchOpen = false;
+    this.compareOpen = false;
     this.composing = false;
   }
 
@@ -138,10 +150,34 @@ export class TaskList {
   openMemory(repo: string | null = null) {
     this.memoryRepo = repo ?? this.memoryRepo ?? this.selected?.repo ?? this.recentRepos[0] ?? null;
     this.memoryOpen = true;
+    this.batchOpen = false;
+    this.compareOpen = false;
     this.historyOpen = false;
     this.costsOpen = false;
     this.composing = false;
     this.settingsOpen = false;
+  }
+
+  /** Opens the Batch view. */
+  openBatch() {
+    this.historyOpen = false;
+    this.costsOpen = false;
+    this.memoryOpen = false;
+    this.compareOpen = false;
+    this.composing = false;
+    this.settingsOpen = false;
+    this.batchOpen = true;
+  }
+
+  /** Opens the Compare view. */
+  openCompare() {
+    this.historyOpen = false;
+    this.costsOpen = false;
+    this.memoryOpen = false;
+    this.batchOpen = false;
+    this.composing = false;
+    this.settingsOpen = false;
+    this.compareOpen = true;
   }
 
   fail(error: IpcError) {
