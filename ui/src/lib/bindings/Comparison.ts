@@ -6,4 +6,8 @@ import type { SetupSummary } from "./SetupSummary";
 /**
  * A comparison: its batch, what was asked, each setup summed up and each run.
  */
-export type Comparison = { batch: BatchRow, repo: string, prompt: string, base_commit: string, setups: Array<SetupSummary>, runs: Array<CompareRun>, };
+export type Comparison = { batch: BatchRow, repo: string, prompt: string, base_commit: string, 
+/**
+ * The branch the base was on, where a chosen run merges by default.
+ */
+base_ref: string | null, setups: Array<SetupSummary>, runs: Array<CompareRun>, };
