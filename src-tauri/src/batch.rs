@@ -449,16 +449,13 @@ pub async fn merge_run(
         .await?)
 }
 
-/// Where a run merges unless told: the comparison's base when it is a local branch, else the
-/// branch checked out in its repository.
+/// Where a run merges unless told: the branch the comparison's base was on (as `bosun compare
+/// merge` does), else the branch checked out in its repository.
 fn default_branch(c: &Comparison) -> Result<String, IpcError> {
-    let branches = crate::branches::local_branches(Path::new(&c.repo))?;
-    let spec: serde_json::Value = serde_json::from_str(&c.batch.spec).unwrap_or_default();
-    if let Some(base) = spec.get("base").and_then(|b| b.as_str())
-        && branches.names.iter().any(|n| n == base)
-    {
-        return Ok(base.to_string());
+    if let Some(base) = &c.base_ref {
+        return Ok(base.clone());
     }
+    let branches = crate::branches::local_branches(Path::new(&c.repo))?;
     branches.current.ok_or_else(|| {
         bad_request(
             "the repository has no branch checked out: name the branch to merge the run into",
