@@ -133,11 +133,24 @@ pub(crate) fn validate_task_id(task_id: &str) -> Result<()> {
     }
 }
 
-/// Writes through a temporary file and a rename, so readers never see half a file.
+/// Writes through a temporary file and a rename, so readers never see half a file. The
+/// temporary name is this writer's own (process and call): two tasks starting at once on one
+/// repository both write its `repo` file, and a shared name let the second rename find its file
+/// already moved (`bosun bench batch` at concurrency 4 hit it).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).io_ctx("write", &tmp)?;
-    std::fs::rename(&tmp, path).io_ctx("replace", path)
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
+    let tmp = path.with_file_name(name);
+    if let Err(e) = std::fs::write(&tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).io_ctx("write", &tmp);
+    }
+    std::fs::rename(&tmp, path).or_else(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Err(e).io_ctx("replace", path)
+    })
 }
 
 pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
@@ -145,4 +158,32 @@ pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writers_racing_on_one_file_all_succeed_and_leave_one_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("repo");
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        write_atomic(&path, format!("writer {i}").as_bytes()).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("writer "));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
 }
