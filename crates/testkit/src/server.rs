@@ -1,8 +1,8 @@
 //! The scripted mock model server: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages`
 //! (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
 //! `GET /_mock/requests` (the recorded requests) and `GET /_mock/stats` (`{"served",
-//! "in_flight", "peak_in_flight"}`: model requests being answered now and at most at once, a
-//! streamed reply counting until its last byte) for tests in other languages.
+//! "in_flight", "peak_in_flight", "busy_ms"}`: model requests being answered now and at most at
+//! once, a streamed reply counting until its last byte, and the time spent answering them) for tests in other languages.
 
 use crate::render::{anthropic_frames, openai_frames, unfinished_frames};
 use crate::script::MockReply;
@@ -77,6 +77,8 @@ struct Shared {
     /// Model requests being answered (a streamed reply until its body ends), and the most at once.
     in_flight: AtomicU64,
     peak_in_flight: AtomicU64,
+    /// Microseconds spent answering model requests, summed over the requests.
+    busy_us: AtomicU64,
     props: Option<Value>,
     tokenize: bool,
     window: Option<u64>,
@@ -190,6 +192,12 @@ impl MockModelServer {
         self.shared.peak_in_flight.load(Ordering::SeqCst)
     }
 
+    /// The time spent answering model requests, summed over the requests (from the request
+    /// until a streamed reply's last byte): the model's share of the tasks' time.
+    pub fn model_busy(&self) -> Duration {
+        Duration::from_micros(self.shared.busy_us.load(Ordering::SeqCst))
+    }
+
     /// Replaces what is left of the script of the route with this marker (see
     /// [`MockOptions::routes`]). Panics when no route has the marker.
     pub fn set_route(&self, marker: &str, replies: Vec<MockReply>) {
@@ -238,6 +246,7 @@ fn shared(replies: Vec<MockReply>, options: &MockOptions) -> io::Result<Arc<Shar
         served: AtomicU64::new(0),
         in_flight: AtomicU64::new(0),
         peak_in_flight: AtomicU64::new(0),
+        busy_us: AtomicU64::new(0),
         props: options.props.clone(),
         tokenize: options.tokenize,
         window: options.window,
@@ -290,19 +299,21 @@ async fn serve(
     }
 }
 
-/// One model request being answered.
-struct InFlight(Arc<Shared>);
+/// One model request being answered, since when.
+struct InFlight(Arc<Shared>, std::time::Instant);
 
 impl InFlight {
     fn enter(shared: Arc<Shared>) -> InFlight {
         let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         shared.peak_in_flight.fetch_max(now, Ordering::SeqCst);
-        InFlight(shared)
+        InFlight(shared, std::time::Instant::now())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        let us = u64::try_from(self.1.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.0.busy_us.fetch_add(us, Ordering::SeqCst);
         self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -333,6 +344,7 @@ async fn handle(
                     "served": shared.served.load(Ordering::SeqCst),
                     "in_flight": shared.in_flight.load(Ordering::SeqCst),
                     "peak_in_flight": shared.peak_in_flight.load(Ordering::SeqCst),
+                    "busy_ms": shared.busy_us.load(Ordering::SeqCst) / 1000,
                 }),
             );
         }

@@ -182,7 +182,11 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        assert!(std::fs::read_to_string(&path).unwrap().starts_with("writer "));
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .starts_with("writer ")
+        );
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file is left behind");
     }

@@ -134,6 +134,25 @@ pub enum BenchCommand {
         #[arg(long, default_value = "/var/tmp/bosun-bench")]
         dir: PathBuf,
     },
+    /// N mock tasks through the persistent queue (`bosun batch`) at several concurrencies: the
+    /// total wall time and speedup, each task's time, the mock model's share and Bosun's own,
+    /// the journal's write rate and the most model requests in flight (exit 1 when more than
+    /// the concurrency, or when a task did not complete)
+    Batch {
+        #[arg(long, default_value_t = 20)]
+        tasks: usize,
+        /// Concurrencies to run at, comma-separated
+        #[arg(long, value_name = "N,N,...", default_value = "1,2,4")]
+        concurrency: String,
+        /// The mock model's pause between streamed chunks, in milliseconds
+        #[arg(long, default_value_t = 20)]
+        delay_ms: u64,
+        /// Repositories the tasks are spread over
+        #[arg(long, default_value_t = 2)]
+        repos: usize,
+        #[arg(long, default_value = "/var/tmp/bosun-bench")]
+        dir: PathBuf,
+    },
     /// Time from `bosun run` to the first model request, first and later task, next to `git worktree add`
     Start {
         #[arg(long, default_value_t = 100_000)]
@@ -158,6 +177,22 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             dir,
             prepared,
         } => start(files, &dir, prepared, &mut out)?,
+        BenchCommand::Batch {
+            tasks,
+            concurrency,
+            delay_ms,
+            repos,
+            dir,
+        } => {
+            let opts = super::bench_batch::Options {
+                tasks,
+                concurrency: super::bench_batch::parse_concurrency(&concurrency)?,
+                delay_ms,
+                repos,
+                dir,
+            };
+            return super::bench_batch::run(&opts, &mut out);
+        }
         BenchCommand::Proxy { mb, connections } => tokio::runtime::Runtime::new()?.block_on(
             bosun_exec::sandbox::proxy::bench::run(mb, connections, &mut out),
         )?,

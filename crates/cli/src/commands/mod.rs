@@ -1,6 +1,7 @@
 pub mod approve;
 pub mod batch;
 pub mod bench;
+pub mod bench_batch;
 pub mod bench_compaction;
 pub mod checks;
 pub mod compare;

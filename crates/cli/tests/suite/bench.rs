@@ -85,3 +85,58 @@ fn the_localise_benchmark_offline_with_an_empty_cache_fails_saying_which_downloa
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("the task list"), "{err}");
 }
+
+#[test]
+fn the_batch_benchmark_runs_the_queue_at_each_concurrency_and_never_exceeds_it() {
+    let env = Env::new();
+    let dir = env.dir.path().join("bench");
+    let (ok, out, err) = env.text(&[
+        "bench",
+        "batch",
+        "--tasks",
+        "3",
+        "--concurrency",
+        "1,2",
+        "--delay-ms",
+        "0",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}\n{out}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 10 && w[0].parse::<u32>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 2, "a row per concurrency:\n{out}");
+    for (row, c) in rows.iter().zip(["1", "2"]) {
+        assert_eq!(row[0], c, "{out}");
+        assert_eq!(row[9], "3/3", "every task completed:\n{out}");
+        let peak: u32 = row[8].parse().unwrap();
+        assert!(
+            (1..=c.parse().unwrap()).contains(&peak),
+            "in flight within the concurrency:\n{out}"
+        );
+        // Each task wrote its events: at least a start, a tool call and an end.
+        let events: u32 = row[6].parse().unwrap();
+        assert!(events >= 3 * 3, "{out}");
+    }
+    assert_eq!(rows[0][2], "1.00x", "{out}");
+
+    // What was typed and is wrong is named, exit 2.
+    for (args, says) in [
+        (vec!["--concurrency", "1,x"], "\"x\" is not a number"),
+        (vec!["--concurrency", "0"], "out of range"),
+        (vec!["--tasks", "0"], "--tasks must be between"),
+    ] {
+        let out = env
+            .bosun()
+            .args(["bench", "batch", "--dir", dir.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
