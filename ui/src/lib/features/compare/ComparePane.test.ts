@@ -121,6 +121,7 @@ const comparison: Comparison = {
   repo: "/src/shop",
   prompt: "Add a notes file",
   base_commit: "0123456789abcdef",
+  base_ref: "main",
   setups: [summary("mode=full-auto"), summary("fast", { completed: 0, cost_per_completed_usd: null, mean_steps: null })],
   runs: [run(1, "mode=full-auto", "diff --git a/a.txt b/a.txt\n+plain\n"), run(2, "fast", "diff --git a/b.txt b/b.txt\n+fast\n", { figures: figures({ status: "failed" }) })],
 };
