@@ -62,6 +62,11 @@ pub fn action_key(tool: &str, action: &ToolAction) -> String {
         ToolAction::UnpricedModel { model, .. } => format!("unpriced:{model}"),
         ToolAction::Summary { .. } => "summary".into(),
         ToolAction::PlanNodeFailed { node, .. } => format!("plan_node:{node}"),
+        // Approved for the task: this tool of this server, whatever the arguments.
+        ToolAction::Mcp { server, tool, .. } => format!("mcp:{server}/{tool}"),
+        ToolAction::McpServer {
+            server, command, ..
+        } => format!("mcp_server:{server}:{command}"),
     }
 }
 

@@ -79,7 +79,9 @@ impl PolicyFiles {
             | ToolAction::SpendRate { .. }
             | ToolAction::UnpricedModel { .. }
             | ToolAction::Summary { .. }
-            | ToolAction::PlanNodeFailed { .. } => {
+            | ToolAction::PlanNodeFailed { .. }
+            | ToolAction::Mcp { .. }
+            | ToolAction::McpServer { .. } => {
                 return Err(CoreError::Config(
                     "only commands, writes and hosts can be allowed by a rule".into(),
                 ));

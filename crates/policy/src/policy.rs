@@ -183,6 +183,20 @@ impl Policy {
                 "config.toml".into(),
                 "[context] review_summaries = true: a person reads the summary before it replaces the older turns".into(),
             ),
+            // An MCP tool is a door out (the server's network, its own code): asked by default
+            // in every mode.
+            ToolAction::Mcp { .. } => self.made(
+                Decision::Ask,
+                "mcp".into(),
+                "built-in".into(),
+                "MCP tools ask by default in every mode; `[mcp] allow` in a policy file lets one run unasked".into(),
+            ),
+            ToolAction::McpServer { .. } => self.made(
+                Decision::Ask,
+                "mcp server".into(),
+                "built-in".into(),
+                "a repository declares this MCP server; it starts only once you approve its exact command".into(),
+            ),
             // A plan node that failed its retry and the escalation model: a person decides.
             ToolAction::PlanNodeFailed { .. } => self.made(
                 Decision::Ask,

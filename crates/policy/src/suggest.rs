@@ -29,7 +29,14 @@ pub fn suggestions(action: &ToolAction) -> Vec<String> {
         | ToolAction::SpendRate { .. }
         | ToolAction::UnpricedModel { .. }
         | ToolAction::Summary { .. }
-        | ToolAction::PlanNodeFailed { .. } => {}
+        | ToolAction::PlanNodeFailed { .. }
+        | ToolAction::McpServer { .. } => {}
+        ToolAction::Mcp { server, tool, .. } => {
+            push_all(
+                &mut out,
+                vec![format!("{server}/{tool}"), format!("{server}/*")],
+            );
+        }
     }
     out
 }

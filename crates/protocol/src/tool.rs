@@ -50,6 +50,23 @@ pub enum ToolAction {
     /// (`[context] review_summaries = true`); the task waits until the user accepts the
     /// summary, edits it (`ApprovalAnswer.text`) or refuses it (the older turns are kept).
     Summary { text: String, replaces: u32 },
+    /// A tool of an MCP server (the model calls it `mcp__<server>__<tool>`) with these
+    /// arguments.
+    Mcp {
+        server: String,
+        tool: String,
+        #[ts(type = "unknown")]
+        arguments: serde_json::Value,
+    },
+    /// Not a tool call: starting an MCP server that a repository's `.bosun/config.toml`
+    /// declares. Asked once for its exact command and arguments (or URL); the answer is kept.
+    McpServer {
+        server: String,
+        /// The command line (or URL) exactly as it will run.
+        command: String,
+        /// The file that declares it.
+        origin: String,
+    },
     /// A plan node failed after its retry and the escalation model: approve once retries it
     /// on the escalation model, approve for the task skips it, deny stops the plan (the task
     /// ends `checks_failed`).

@@ -111,6 +111,16 @@ pub fn describe(action: &ToolAction) -> String {
             format!("connecting to {host}:{port} (from `{command}`)")
         }
         ToolAction::Internal => "an internal step".into(),
+        ToolAction::Mcp {
+            server,
+            tool,
+            arguments,
+        } => format!("calling `{tool}` of the MCP server `{server}` with {arguments}"),
+        ToolAction::McpServer {
+            server,
+            command,
+            origin,
+        } => format!("starting the MCP server `{server}` that {origin} declares: `{command}`"),
         ToolAction::SpendRate { .. } | ToolAction::UnpricedModel { .. } => {
             action.budget_question().unwrap_or_default()
         }

@@ -8,4 +8,12 @@ export type ToolAction = { "kind": "read", paths: Array<string>, } | { "kind": "
 /**
  * The window the spend was measured over (60).
  */
-window_secs: number, } | { "kind": "unpriced_model", model: string, budgets: Array<string>, } | { "kind": "summary", text: string, replaces: number, } | { "kind": "plan_node_failed", node: string, step: string, attempts: number, failure: string, };
+window_secs: number, } | { "kind": "unpriced_model", model: string, budgets: Array<string>, } | { "kind": "summary", text: string, replaces: number, } | { "kind": "mcp", server: string, tool: string, arguments: unknown, } | { "kind": "mcp_server", server: string, 
+/**
+ * The command line (or URL) exactly as it will run.
+ */
+command: string, 
+/**
+ * The file that declares it.
+ */
+origin: string, } | { "kind": "plan_node_failed", node: string, step: string, attempts: number, failure: string, };
