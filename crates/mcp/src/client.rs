@@ -128,11 +128,9 @@ impl Server {
     /// Starts the server (if it is not running) and lists its tools.
     pub async fn list_tools(&self) -> Result<Vec<ListedTool>, McpError> {
         let conn = self.connected().await?;
-        let listing = tokio::time::timeout(
-            self.config.startup_timeout(),
-            conn.service.list_all_tools(),
-        )
-        .await;
+        let listing =
+            tokio::time::timeout(self.config.startup_timeout(), conn.service.list_all_tools())
+                .await;
         let tools = match listing {
             Err(_) => {
                 let e = format!(
@@ -144,7 +142,10 @@ impl Server {
                 return Err(McpError(e));
             }
             Ok(Err(e)) => {
-                let e = format!("the MCP server `{}` could not list its tools: {e}", self.name);
+                let e = format!(
+                    "the MCP server `{}` could not list its tools: {e}",
+                    self.name
+                );
                 self.reset(&conn, &e).await;
                 return Err(McpError(e));
             }
@@ -227,10 +228,7 @@ impl Server {
             }
             Ok(Ok(result)) => {
                 let v = serde_json::to_value(&result).unwrap_or_default();
-                Ok((
-                    result_text(&v),
-                    v["isError"].as_bool().unwrap_or(false),
-                ))
+                Ok((result_text(&v), v["isError"].as_bool().unwrap_or(false)))
             }
         }
     }
@@ -355,9 +353,8 @@ impl Server {
             .scratch
             .join(format!("mcp-{}-{}-{n}", self.name, std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            McpError(format!("could not create {}: {e}", dir.display()))
-        })?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| McpError(format!("could not create {}: {e}", dir.display())))?;
         let (fifo_in, fifo_out) = (dir.join("in"), dir.join("out"));
         for fifo in [&fifo_in, &fifo_out] {
             mkfifo(fifo)?;
@@ -452,7 +449,15 @@ impl Server {
                 let said = if said.is_empty() {
                     format!(" ({how})")
                 } else {
-                    let last: String = said.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
+                    let last: String = said
+                        .lines()
+                        .rev()
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect::<Vec<_>>()
+                        .join(" | ");
                     format!(" ({how}; it said: {last})")
                 };
                 let _ = tx.send(Some(said));

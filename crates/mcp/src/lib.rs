@@ -16,5 +16,5 @@ pub mod servers;
 
 pub use client::{Confinement, Launch, ListedTool, McpError, Server, ServerState};
 pub use config::{McpServerConfig, Transport};
-pub use servers::{Declared, McpSet, ServerReport, probe};
 pub use names::{MAX_TOOL_NAME, tool_name};
+pub use servers::{Declared, McpSet, ServerReport, probe};

@@ -53,9 +53,11 @@ impl McpSet {
     /// Starts every server at once and lists their tools: the handlers, and the servers that
     /// failed with why (the task goes on without their tools; a call would start them again).
     pub async fn start(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<(String, String)>) {
-        let listed = futures::future::join_all(self.servers.iter().map(|s| async move {
-            (Arc::clone(s), s.list_tools().await)
-        }))
+        let listed = futures::future::join_all(
+            self.servers
+                .iter()
+                .map(|s| async move { (Arc::clone(s), s.list_tools().await) }),
+        )
         .await;
         let mut handlers: Vec<Arc<dyn ToolHandler>> = Vec::new();
         let mut failed = Vec::new();

@@ -64,7 +64,11 @@ async fn a_stdio_server_lists_and_calls_its_tools() {
     assert!(text.contains("hello from bosun"), "{text}");
     // Arguments its schema refuses: the server's own error, as a failed result or an error.
     let bad = server
-        .call("echo", serde_json::json!({"nope": 1}), &CancellationToken::new())
+        .call(
+            "echo",
+            serde_json::json!({"nope": 1}),
+            &CancellationToken::new(),
+        )
         .await;
     match bad {
         Ok((text, failed)) => assert!(failed, "{text}"),
@@ -99,13 +103,18 @@ async fn a_server_killed_mid_call_is_a_tool_error_and_starts_again_on_the_next_c
         .unwrap_err();
     killer.await.unwrap();
     assert!(
-        err.0.contains("exited while `trigger-long-running-operation` ran")
+        err.0
+            .contains("exited while `trigger-long-running-operation` ran")
             || err.0.contains("failed on `trigger-long-running-operation`"),
         "{err}"
     );
     assert!(err.0.contains("starts again on the next call"), "{err}");
     let (text, _) = server
-        .call("echo", serde_json::json!({"message": "back"}), &CancellationToken::new())
+        .call(
+            "echo",
+            serde_json::json!({"message": "back"}),
+            &CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert!(text.contains("back"), "{text}");
@@ -129,7 +138,11 @@ async fn a_call_past_its_timeout_is_a_tool_error_and_the_server_is_restarted() {
     assert!(err.0.contains("did not answer"), "{err}");
     assert!(err.0.contains("within 1 s"), "{err}");
     let (text, _) = server
-        .call("echo", serde_json::json!({"message": "again"}), &CancellationToken::new())
+        .call(
+            "echo",
+            serde_json::json!({"message": "again"}),
+            &CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert!(text.contains("again"), "{text}");
@@ -177,7 +190,10 @@ async fn a_streamable_http_server_lists_and_calls_its_tools() {
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "the server never listened");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never listened"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -187,9 +203,16 @@ async fn a_streamable_http_server_lists_and_calls_its_tools() {
     };
     let server = Server::new("web".into(), config, launch(&dir));
     let tools = server.list_tools().await.unwrap();
-    assert!(tools.iter().any(|t| t.model_name == "mcp__web__get-sum"), "{tools:?}");
+    assert!(
+        tools.iter().any(|t| t.model_name == "mcp__web__get-sum"),
+        "{tools:?}"
+    );
     let (text, failed) = server
-        .call("get-sum", serde_json::json!({"a": 2, "b": 40}), &CancellationToken::new())
+        .call(
+            "get-sum",
+            serde_json::json!({"a": 2, "b": 40}),
+            &CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert!(!failed);
