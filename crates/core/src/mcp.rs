@@ -159,6 +159,68 @@ pub fn shown_command(c: &McpServerConfig) -> String {
     }
 }
 
+/// Every server configured for `repo` (or, without one, your global ones): started in a
+/// scratch directory (sandboxed like a task's, with the sandbox rules of your policy), its
+/// tools listed, stopped again. A repository's server you have not approved is not started
+/// (`awaiting_approval`); a disabled one neither (`disabled`).
+pub async fn list(
+    home: &Path,
+    repo_root: Option<&Path>,
+) -> Result<Vec<bosun_mcp::ServerReport>, CoreError> {
+    let all = configured(home, repo_root)?;
+    let names: Vec<String> = all.iter().map(|c| c.declared.name.clone()).collect();
+    let scratch = home
+        .join("tmp")
+        .join(format!("mcp-list-{}", std::process::id()));
+    let worktree = scratch.join("work");
+    std::fs::create_dir_all(&worktree)
+        .map_err(|e| CoreError::Config(format!("cannot create {}: {e}", worktree.display())))?;
+    let rules =
+        crate::policy_files::PolicyFiles::new(home, repo_root.unwrap_or(&worktree), None, None)
+            .load()
+            .map(|p| p.sandbox())
+            .unwrap_or_default();
+    let sandboxing = crate::sandboxing::Sandboxing::for_task(
+        home,
+        &format!("mcp-list-{}", std::process::id()),
+        &worktree,
+        true,
+        None,
+    );
+    let launch = bosun_mcp::Launch {
+        worktree: worktree.clone(),
+        scratch: scratch.join("tmp"),
+        confinement: confinement(&sandboxing, &rules),
+    };
+    let mut reports = Vec::new();
+    let mut start = Vec::new();
+    for c in all {
+        let waiting = c.from_project
+            && c.declared.config.is_enabled()
+            && repo_root.is_some_and(|r| !is_approved(home, r, &c.declared));
+        if waiting {
+            reports.push(bosun_mcp::ServerReport {
+                name: c.declared.name.clone(),
+                transport: c.declared.config.transport(),
+                target: shown_command(&c.declared.config),
+                origin: c.declared.origin.clone(),
+                state: bosun_mcp::ServerState::AwaitingApproval,
+                error: None,
+                tools: Vec::new(),
+            });
+        } else {
+            start.push(c.declared);
+        }
+    }
+    let mut probed = bosun_mcp::probe(start, &launch).await;
+    let _ = std::fs::remove_dir_all(&scratch);
+    reports.append(&mut probed);
+    // In the order they are configured.
+    let order = |n: &str| names.iter().position(|x| x == n).unwrap_or(usize::MAX);
+    reports.sort_by_key(|r| order(&r.name));
+    Ok(reports)
+}
+
 /// How stdio servers are confined, from the task's sandbox.
 pub(crate) fn confinement(
     sandboxing: &crate::sandboxing::Sandboxing,

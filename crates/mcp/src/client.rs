@@ -41,18 +41,29 @@ pub struct Launch {
 }
 
 /// A server's tool as listed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(
+    export,
+    export_to = "../../../ui/src/lib/bindings/",
+    rename = "McpTool"
+)]
 pub struct ListedTool {
     /// The server's own name for it.
     pub name: String,
     /// What the model calls it (`mcp__<server>__<tool>`).
     pub model_name: String,
     pub description: String,
+    #[ts(type = "unknown")]
     pub input_schema: serde_json::Value,
 }
 
 /// A server's state, for `bosun mcp list` and the Settings view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(
+    export,
+    export_to = "../../../ui/src/lib/bindings/",
+    rename = "McpServerState"
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ServerState {
     Running,

@@ -9,7 +9,12 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// One server as `bosun mcp list` and the Settings view show it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(
+    export,
+    export_to = "../../../ui/src/lib/bindings/",
+    rename = "McpServerReport"
+)]
 pub struct ServerReport {
     pub name: String,
     pub transport: Transport,
