@@ -305,3 +305,51 @@ fn a_server_a_repository_declares_waits_for_approval_of_its_exact_command() {
     );
     assert_eq!(asks(&run).len(), 1);
 }
+
+#[test]
+fn a_stdio_server_writes_only_in_its_tasks_worktree() {
+    let env = Env::new();
+    let outside = env.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let outside = std::fs::canonicalize(outside).unwrap();
+    // The server itself would write anywhere it is told to: the sandbox is what stops it.
+    write_config(
+        &env,
+        &format!(
+            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \".\", {:?}]\n",
+            package("server-filesystem").display().to_string(),
+            outside.display().to_string()
+        ),
+    );
+    let target = outside.join("escaped.txt");
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "c1",
+            "mcp__fs__write_file",
+            json!({"path": target.display().to_string(), "content": "out of the worktree"}),
+        )]),
+        text("Tried."),
+    ])
+    .unwrap();
+    let run = run_answering(
+        &env,
+        &server,
+        "write outside",
+        &["--mode", "full-auto"],
+        |req| json!({"approval_id": req.approval_id, "decision": "approve_once"}),
+    );
+    let end = &ends(&run)[0];
+    assert_eq!(
+        end.status,
+        ToolCallStatus::Error,
+        "{end:?}\n{}",
+        run.stderr()
+    );
+    assert!(!target.exists(), "the server wrote outside the worktree");
+    assert_eq!(
+        run.code(),
+        Some(6),
+        "nothing changed: answered\n{}",
+        run.stderr()
+    );
+}
