@@ -353,3 +353,46 @@ fn a_stdio_server_writes_only_in_its_tasks_worktree() {
         run.stderr()
     );
 }
+
+#[test]
+fn the_mcp_policy_allows_denies_and_approve_always_writes_the_rule() {
+    let env = Env::new();
+    write_config(&env, &everything(""));
+    std::fs::write(
+        env.home.join("policy.toml"),
+        "[mcp]\nallow = [\"everything/echo\"]\ndeny = [\"everything/get-env\"]\n",
+    )
+    .unwrap();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call("c1", "mcp__everything__echo", json!({"message": "unasked"})),
+            call("c2", "mcp__everything__get-env", json!({})),
+        ]),
+        tools(vec![call("c3", "mcp__everything__get-sum", json!({"a": 1, "b": 2}))]),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = run_answering(&env, &server, "use the tools", &[], |req| {
+        assert_eq!(req.tool, "mcp__everything__get-sum", "only the unruled tool asks");
+        assert!(
+            req.suggestions.contains(&"everything/get-sum".to_string()),
+            "{:?}",
+            req.suggestions
+        );
+        json!({"approval_id": req.approval_id, "decision": "approve_always", "rule": "everything/get-sum"})
+    });
+    let ends = ends(&run);
+    assert_eq!(ends.len(), 3, "{}", run.stderr());
+    assert_eq!(ends[0].status, ToolCallStatus::Success, "{:?}", ends[0]);
+    assert!(ends[0].output.contains("unasked"));
+    assert_eq!(ends[1].status, ToolCallStatus::Denied, "{:?}", ends[1]);
+    assert!(
+        ends[1].error.as_deref().unwrap_or_default().contains("everything/get-env"),
+        "{:?}",
+        ends[1]
+    );
+    assert_eq!(ends[2].status, ToolCallStatus::Success, "{:?}", ends[2]);
+    assert_eq!(asks(&run).len(), 1);
+    let policy = std::fs::read_to_string(env.home.join("policy.toml")).unwrap();
+    assert!(policy.contains("everything/get-sum"), "{policy}");
+}
