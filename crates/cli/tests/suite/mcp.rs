@@ -67,7 +67,15 @@ fn offered(server: &MockModelServer) -> Vec<String> {
 #[test]
 fn an_mcp_tool_asks_even_in_full_auto_and_its_result_reaches_the_model_once_approved() {
     let env = Env::new();
-    write_config(&env, &everything(""));
+    // A marker on the server's command line, to find its process afterwards.
+    let marker = format!("bosun-mcp-test-{}", std::process::id());
+    write_config(
+        &env,
+        &format!(
+            "[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\", {marker:?}]\n",
+            package("server-everything").display().to_string()
+        ),
+    );
     let server = MockModelServer::start_blocking(vec![
         tools(vec![call(
             "c1",
@@ -111,6 +119,16 @@ fn an_mcp_tool_asks_even_in_full_auto_and_its_result_reaches_the_model_once_appr
                 .unwrap_or("")
                 .contains("hello over mcp")),
         "the result went back to the model"
+    );
+    // The server died with its task.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "still running: {}",
+        String::from_utf8_lossy(&left.stdout)
     );
 }
 
