@@ -10,7 +10,9 @@
 //! tool error, and is started again on the next call.
 
 pub mod config;
+pub mod import;
 pub mod names;
 
 pub use config::{McpServerConfig, Transport};
+pub use import::{Found, ImportError, ImportSource, ImportedServer, Places};
 pub use names::{MAX_TOOL_NAME, tool_name};
