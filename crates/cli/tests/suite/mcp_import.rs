@@ -371,3 +371,26 @@ fn a_malformed_source_or_config_is_exit_2_naming_the_file_and_changes_nothing() 
     );
     assert_eq!(h.config_text(), broken);
 }
+
+#[test]
+fn a_credential_in_a_command_line_is_not_printed_and_is_flagged() {
+    let h = homes();
+    let key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    h.claude(serde_json::json!({"mcpServers": {
+        "keyed": {"command": "server", "args": ["--api-key", key]}
+    }}));
+    let (code, out, err) = h.import(&["--from", "claude"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains(key) && !err.contains(key), "{out}{err}");
+    assert!(out.contains("[REDACTED:"), "{out}");
+    assert!(
+        out.contains("the command line holds what looks like a credential"),
+        "{out}"
+    );
+    let v = {
+        let (code, out, _) = h.import(&["--from", "claude", "--json", "--dry-run", "--force"]);
+        assert_eq!(code, 0);
+        out
+    };
+    assert!(!v.contains(key), "{v}");
+}

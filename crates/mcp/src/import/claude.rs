@@ -31,6 +31,11 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
             if let Some((at, project)) = project_entry(&json, &places.cwd, &root) {
                 let key = format!("projects[{at:?}].mcpServers");
                 servers_at(project.get("mcpServers"), &key, path, &mut found)?;
+                for s in &mut found.servers {
+                    s.notes.push(format!(
+                        "Claude Code uses it in {at} only; under [mcp_servers] Bosun offers it in every repository"
+                    ));
+                }
             }
             servers_in(&json, "mcpServers", path, &mut user)?;
         }
@@ -43,6 +48,12 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
     if let Some(text) = read(&shared)? {
         let json = parse_json(&text, &shared)?;
         servers_in(&json, "mcpServers", &shared, &mut project)?;
+        for s in &mut project.servers {
+            s.notes.push(format!(
+                "shared by the project {}; under [mcp_servers] Bosun offers it in every repository (a repository can declare its own in .bosun/config.toml)",
+                root.display()
+            ));
+        }
     }
     for more in [project, user] {
         for server in more.servers {

@@ -95,10 +95,14 @@ fn claude_user_and_project_servers_come_in_with_claude_codes_precedence() {
         s["shared"].config.command.as_deref(),
         Some("project-version")
     );
+    let notes = s["shared"].notes.join("\n");
+    assert!(notes.contains("shared by the project"), "{notes}");
+    assert!(notes.contains("also in"), "{notes}");
     assert!(
-        s["shared"].notes[0].contains("also in"),
+        s["local"].notes[0]
+            .contains("only; under [mcp_servers] Bosun offers it in every repository"),
         "{:?}",
-        s["shared"].notes
+        s["local"].notes
     );
     assert!(
         s["local"].origin.contains("projects["),
