@@ -33,6 +33,7 @@ pub struct ImportArgs {
     /// Only this server (its name in the source or in Bosun; repeat for several)
     #[arg(long, value_name = "NAME")]
     only: Vec<String>,
+    /// Print a JSON report: where it looked, each server with its status, notes and table
     #[arg(long)]
     json: bool,
 }

@@ -20,6 +20,8 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
         .or_else(|| places.home.clone())
         .map(|dir| dir.join(".claude.json"));
     let mut user = Found::default();
+    // The project's `.mcp.json` servers the user turned off in Claude Code.
+    let mut disabled: Vec<String> = Vec::new();
     if let Some(path) = &config {
         let key = project_key(&places.cwd, &root);
         found.looked.push(format!(
@@ -36,6 +38,17 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
                         "Claude Code uses it in {at} only; under [mcp_servers] Bosun offers it in every repository"
                     ));
                 }
+                disabled = project
+                    .get("disabledMcpjsonServers")
+                    .and_then(Value::as_array)
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
             }
             servers_in(&json, "mcpServers", path, &mut user)?;
         }
@@ -53,6 +66,12 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
                 "shared by the project {}; under [mcp_servers] Bosun offers it in every repository (a repository can declare its own in .bosun/config.toml)",
                 root.display()
             ));
+            if disabled.contains(&s.original_name) {
+                s.config.enabled = Some(false);
+                s.notes.push(
+                    "turned off for this project in Claude Code (disabledMcpjsonServers): imported with enabled = false".into(),
+                );
+            }
         }
     }
     for more in [project, user] {

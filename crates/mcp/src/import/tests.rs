@@ -59,7 +59,8 @@ fn claude_user_and_project_servers_come_in_with_claude_codes_precedence() {
                 "shared": {"command": "user-version"}
             },
             "projects": {
-                cwd.clone(): {"mcpServers": {"local": {"command": "local-server"}}},
+                cwd.clone(): {"mcpServers": {"local": {"command": "local-server"}},
+                              "disabledMcpjsonServers": ["off"]},
                 "/elsewhere": {"mcpServers": {"other": {"command": "not-this-one"}}}
             }
         })
@@ -67,12 +68,14 @@ fn claude_user_and_project_servers_come_in_with_claude_codes_precedence() {
     );
     write(
         &d.places.cwd.join(".mcp.json"),
-        r#"{"mcpServers": {"shared": {"command": "project-version"}}}"#,
+        r#"{"mcpServers": {"shared": {"command": "project-version"}, "off": {"command": "o"}}}"#,
     );
     let found = find(&ImportSource::Claude, &d.places).unwrap();
     let names: Vec<&str> = found.servers.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["local", "shared", "docs", "fs"]);
+    assert_eq!(names, ["local", "off", "shared", "docs", "fs"]);
     let s = by_name(&found);
+    assert_eq!(s["off"].config.enabled, Some(false));
+    assert_eq!(s["shared"].config.enabled, None);
     assert_eq!(
         s["fs"].config,
         McpServerConfig {
