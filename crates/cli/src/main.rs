@@ -215,8 +215,9 @@ enum Command {
     /// The repository map: each source file's definitions, ranked by a PageRank of what uses
     /// what (towards `--focus` files and symbols), within a token budget
     Map(commands::map::MapArgs),
-    /// MCP servers: `import --from claude|codex|FILE` brings in those another agent is
-    /// configured with, as `[mcp_servers.NAME]` tables of $BOSUN_HOME/config.toml
+    /// MCP servers: `list` shows each configured one with its tools; `import --from
+    /// claude|codex|FILE` brings in those another agent is configured with, as
+    /// `[mcp_servers.NAME]` tables of $BOSUN_HOME/config.toml
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
 }

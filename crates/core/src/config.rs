@@ -78,6 +78,9 @@ pub struct BosunConfig {
     /// Named setups for `bosun compare --setup NAME` (`[setups.NAME]`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub setups: BTreeMap<String, crate::orchestrate::compare::Setup>,
+    /// MCP servers every task may use (`[mcp_servers.NAME]`, see [`crate::mcp`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, bosun_mcp::McpServerConfig>,
 }
 
 /// `[routing]`: a provider of this file per role. A role left out uses `main`'s (and `main`

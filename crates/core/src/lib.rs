@@ -18,6 +18,7 @@ mod error;
 pub mod export;
 pub mod fork;
 mod guard;
+pub mod mcp;
 pub mod memory;
 pub mod nudge;
 pub mod orchestrate;

@@ -44,6 +44,11 @@ pub struct RepoSettings {
     /// which only ever tightens).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budgets: Option<crate::config::BudgetSettings>,
+    /// MCP servers of this repository's tasks (`[repos."<path>".mcp_servers.NAME]`, or
+    /// `[mcp_servers.NAME]` in the project file, where each starts only once you approved its
+    /// exact command).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp_servers: std::collections::BTreeMap<String, bosun_mcp::McpServerConfig>,
 }
 
 /// Where a setting came from, in precedence order.

@@ -418,6 +418,17 @@ impl Launch {
             task_git,
         );
         sandboxing.hide_read_denied(&policy);
+        // The MCP servers of the repository, started with the loop (a project's wait for
+        // approval first); stdio ones confined like commands.
+        let mcp_pending = crate::mcp::configured(&home, Some(&worktree.repo_root))?;
+        let mcp_launch = bosun_mcp::Launch {
+            worktree: worktree.worktree.clone(),
+            scratch: sandboxing
+                .temp_dir()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| home.join("tmp").join(task_id.as_str())),
+            confinement: crate::mcp::confinement(&sandboxing, &policy.sandbox()),
+        };
         let read_rules = policy.sandbox().read_deny.join("\n");
         let committed_secrets = worktree
             .base_files_matching(&read_rules, |path| policy.is_read_denied(path))
@@ -597,6 +608,9 @@ impl Launch {
             env_remove,
             max_nudges,
             nudges: 0,
+            mcp_pending,
+            mcp_launch,
+            mcp: None,
         };
         let join = tokio::spawn(run.run(messages));
         Ok(TaskHandle {
@@ -697,6 +711,11 @@ struct TaskRun {
     /// Nudges this run may send, and those sent so far.
     max_nudges: u32,
     nudges: u32,
+    /// MCP servers to start with the loop, how, and once started the running set (dropping it
+    /// ends their processes).
+    mcp_pending: Vec<crate::mcp::Configured>,
+    mcp_launch: bosun_mcp::Launch,
+    mcp: Option<bosun_mcp::McpSet>,
     /// The worktree's repository map, built in the background and kept up to date.
     map: Arc<bosun_context::LiveMap>,
     /// What the last request showed of the map.
@@ -769,10 +788,91 @@ impl TaskRun {
             summary: outcome.summary.clone(),
             checks: self.verification.last.clone(),
         }))?;
+        if let Some(servers) = self.mcp.take() {
+            servers.stop().await;
+        }
         // memory: what the task taught about its repository (crate::memory); never fails it.
         crate::memory::after_task(&self.home, &self.emitter);
         self.checkpointer.release().await?;
         Ok(outcome)
+    }
+
+    /// Starts the repository's MCP servers and offers their tools. A server a repository
+    /// declares asks first (once: the answer is kept for its exact command); one that fails
+    /// to start is a warning, and the task goes on without its tools.
+    async fn start_mcp(&mut self) -> Result<(), CoreError> {
+        let pending = std::mem::take(&mut self.mcp_pending);
+        let mut starting = Vec::new();
+        for c in pending {
+            if !c.declared.config.is_enabled() {
+                continue;
+            }
+            if c.from_project && !crate::mcp::is_approved(&self.home, &self.repo_root, &c.declared)
+            {
+                let d = &c.declared;
+                let action = bosun_protocol::ToolAction::McpServer {
+                    server: d.name.clone(),
+                    command: crate::mcp::shown_command(&d.config),
+                    origin: d.origin.clone(),
+                };
+                let call_id = format!("mcp_server_{}", d.name);
+                let asked = self
+                    .gate
+                    .ask(
+                        crate::approvals::AskRequest {
+                            call_id: &call_id,
+                            tool: "mcp",
+                            action: &action,
+                            reason: format!(
+                                "{} declares the MCP server `{}`; it starts only once you approve its exact command",
+                                d.origin, d.name
+                            ),
+                            rule: "mcp server".into(),
+                            source: "built-in".into(),
+                            suggestions: Vec::new(),
+                            preview: None,
+                        },
+                        &self.emitter,
+                        &self.cancel,
+                    )
+                    .await?;
+                match asked {
+                    crate::approvals::Approval::Approved
+                    | crate::approvals::Approval::Always { .. } => {
+                        crate::mcp::approve(&self.home, &self.repo_root, d)?;
+                    }
+                    crate::approvals::Approval::Denied { .. } => {
+                        self.emitter.emit(EventMsg::Warning(Warning {
+                            code: "mcp_server_not_approved".into(),
+                            message: format!(
+                                "the MCP server `{}` that {} declares was not approved; its tools are not offered",
+                                d.name, d.origin
+                            ),
+                        }))?;
+                        continue;
+                    }
+                    // The loop sees the cancellation next.
+                    crate::approvals::Approval::Cancelled => return Ok(()),
+                }
+            }
+            starting.push(c.declared);
+        }
+        if starting.is_empty() {
+            return Ok(());
+        }
+        let servers = bosun_mcp::McpSet::new(starting, &self.mcp_launch);
+        let (handlers, failed) = servers.start().await;
+        for handler in handlers {
+            self.registry.register(handler);
+        }
+        for (name, why) in failed {
+            self.emitter.emit(EventMsg::Warning(Warning {
+                code: "mcp_server_failed".into(),
+                message: format!("{why}; the task goes on without the tools of `{name}`"),
+            }))?;
+        }
+        self.mcp = Some(servers);
+        Ok(())
     }
 
     /// Says how many secrets were kept out of a model request.
@@ -1064,6 +1164,7 @@ impl TaskRun {
         // Commands' checkpoints follow the watcher's events from here on (a resumed task's first
         // one walks the tree: what changed while no Bosun ran is known only from a walk).
         self.checkpointer.watch(&self.emitter).await?;
+        self.start_mcp().await?;
         self.load_pins()?;
         let small = self.client.profile().is_small();
         let mut system = if small {

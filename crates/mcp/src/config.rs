@@ -57,7 +57,12 @@ pub struct McpServerConfig {
 }
 
 /// How a server is reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(
+    export,
+    export_to = "../../../ui/src/lib/bindings/",
+    rename = "McpTransport"
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
     Stdio,

@@ -1,5 +1,5 @@
-//! `bosun mcp`: the MCP servers of `$BOSUN_HOME/config.toml`. `import --from claude | codex |
-//! FILE` brings in the servers another agent is configured with, as `[mcp_servers.NAME]`
+//! `bosun mcp`: the MCP servers of `$BOSUN_HOME/config.toml`. `list` (in `mcp_list.rs`) shows
+//! them with their tools; `import --from claude | codex | FILE` brings in the servers another agent is configured with, as `[mcp_servers.NAME]`
 //! tables, keeping the rest of the file (comments included) as it was.
 
 use anyhow::{Context, bail};
@@ -17,6 +17,14 @@ pub enum McpCommand {
     /// Codex (`~/.codex/config.toml`) or a JSON / TOML file, as `[mcp_servers.NAME]` tables of
     /// $BOSUN_HOME/config.toml. Secrets are never copied: they become variables passed by name
     Import(ImportArgs),
+    /// Every MCP server configured for a repository (the current one by default): started in
+    /// a scratch directory, its tools listed, stopped again
+    List {
+        #[arg(long)]
+        repo: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]
@@ -41,6 +49,7 @@ pub struct ImportArgs {
 pub fn mcp(cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::Import(args) => import(args),
+        McpCommand::List { repo, json } => super::mcp_list::list(repo, json),
     }
 }
 

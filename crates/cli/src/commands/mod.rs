@@ -13,6 +13,7 @@ pub mod history;
 pub mod inspect;
 pub mod map;
 pub mod mcp;
+pub mod mcp_list;
 pub mod memory;
 pub mod models;
 pub mod policy;

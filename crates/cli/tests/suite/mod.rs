@@ -17,6 +17,7 @@ mod history;
 mod inspect;
 mod journal;
 mod map;
+mod mcp;
 mod mcp_import;
 mod memory;
 mod model_limits;
