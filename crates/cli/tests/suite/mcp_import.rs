@@ -119,6 +119,13 @@ fn claude_servers_are_imported_next_to_what_config_toml_had_and_the_secret_stays
         text.starts_with(before),
         "the file's own content stays first: {text}"
     );
+    let read = bosun_core::BosunConfig::load(&h.env.home).unwrap();
+    assert_eq!(read.default_mode.as_deref(), Some("ask"));
+    assert_eq!(
+        read.mcp_servers,
+        h.servers(),
+        "the core reads what was written"
+    );
     assert!(!text.contains(SECRET), "{text}");
     assert!(!out.contains(SECRET) && !err.contains(SECRET));
     assert_eq!(
