@@ -401,3 +401,27 @@ fn a_credential_in_a_command_line_is_not_printed_and_is_flagged() {
     };
     assert!(!v.contains(key), "{v}");
 }
+
+#[test]
+fn a_server_that_would_not_work_is_shown_invalid_and_not_written() {
+    let h = homes();
+    std::fs::write(
+        h.codex.join("config.toml"),
+        "[mcp_servers.ws]\nurl = \"ws://127.0.0.1:9/mcp\"\n\n[mcp_servers.broken]\ncommand = 3\n",
+    )
+    .unwrap();
+    let (code, out, err) = h.import(&["--from", "codex"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("invalid"), "{out}");
+    assert!(
+        out.contains("`url` must start with http:// or https://"),
+        "{out}"
+    );
+    assert!(out.contains("unreadable    broken"), "{out}");
+    assert!(out.contains("`command` must be a string"), "{out}");
+    assert!(
+        err.contains("no server found makes a working [mcp_servers] table"),
+        "{err}"
+    );
+    assert!(!h.config_path().exists());
+}
