@@ -386,12 +386,19 @@ fn the_mcp_policy_allows_denies_and_approve_always_writes_the_rule() {
             call("c1", "mcp__everything__echo", json!({"message": "unasked"})),
             call("c2", "mcp__everything__get-env", json!({})),
         ]),
-        tools(vec![call("c3", "mcp__everything__get-sum", json!({"a": 1, "b": 2}))]),
+        tools(vec![call(
+            "c3",
+            "mcp__everything__get-sum",
+            json!({"a": 1, "b": 2}),
+        )]),
         text("Done."),
     ])
     .unwrap();
     let run = run_answering(&env, &server, "use the tools", &[], |req| {
-        assert_eq!(req.tool, "mcp__everything__get-sum", "only the unruled tool asks");
+        assert_eq!(
+            req.tool, "mcp__everything__get-sum",
+            "only the unruled tool asks"
+        );
         assert!(
             req.suggestions.contains(&"everything/get-sum".to_string()),
             "{:?}",
@@ -405,7 +412,11 @@ fn the_mcp_policy_allows_denies_and_approve_always_writes_the_rule() {
     assert!(ends[0].output.contains("unasked"));
     assert_eq!(ends[1].status, ToolCallStatus::Denied, "{:?}", ends[1]);
     assert!(
-        ends[1].error.as_deref().unwrap_or_default().contains("everything/get-env"),
+        ends[1]
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("everything/get-env"),
         "{:?}",
         ends[1]
     );
@@ -413,4 +424,80 @@ fn the_mcp_policy_allows_denies_and_approve_always_writes_the_rule() {
     assert_eq!(asks(&run).len(), 1);
     let policy = std::fs::read_to_string(env.home.join("policy.toml")).unwrap();
     assert!(policy.contains("everything/get-sum"), "{policy}");
+}
+
+#[test]
+fn mcp_list_shows_each_servers_state_and_tools() {
+    let env = Env::new();
+    write_config(
+        &env,
+        &format!(
+            "{}\n[mcp_servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo no such server >&2; exit 7\"]\n\n[mcp_servers.off]\ncommand = \"node\"\nenabled = false\n",
+            everything("")
+        ),
+    );
+    std::fs::create_dir_all(env.repo.join(".bosun")).unwrap();
+    std::fs::write(
+        env.repo.join(".bosun/config.toml"),
+        "[mcp_servers.theirs]\ncommand = \"node\"\nargs = [\"x.js\"]\n",
+    )
+    .unwrap();
+    let out = env
+        .bosun()
+        .args(["mcp", "list", "--json", "--repo", path_str(&env.repo)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed server: exit 1");
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let state = |name: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {list:#}"))
+            .clone()
+    };
+    let everything = state("everything");
+    assert_eq!(everything["state"], "running", "{everything:#}");
+    assert!(
+        everything["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["model_name"] == "mcp__everything__echo"),
+        "{everything:#}"
+    );
+    let broken = state("broken");
+    assert_eq!(broken["state"], "failed");
+    let why = broken["error"].as_str().unwrap();
+    assert!(
+        why.contains("exit code 7") && why.contains("no such server"),
+        "{why}"
+    );
+    assert_eq!(state("off")["state"], "disabled");
+    let theirs = state("theirs");
+    assert_eq!(theirs["state"], "awaiting_approval");
+    assert!(
+        theirs["origin"]
+            .as_str()
+            .unwrap()
+            .ends_with(".bosun/config.toml")
+    );
+
+    // The text form says the same, a line per server and a line per tool.
+    let (ok, text, err) = env.text(&["mcp", "list", "--repo", path_str(&env.repo)]);
+    assert!(!ok, "{err}");
+    assert!(text.contains("everything  stdio  running"), "{text}");
+    assert!(text.contains("  mcp__everything__echo"), "{text}");
+    assert!(text.contains("broken  stdio  failed"), "{text}");
+    assert!(text.contains("awaiting approval"), "{text}");
+
+    // Nothing configured: says how to add one.
+    let empty = Env::new();
+    let (ok, text, _) = empty.text(&["mcp", "list", "--repo", path_str(&empty.repo)]);
+    assert!(ok);
+    assert!(
+        text.contains("No MCP servers are configured") && text.contains("bosun mcp import"),
+        "{text}"
+    );
 }
