@@ -81,4 +81,11 @@ mod tests {
         assert!(is_mcp_name(&long));
         assert!(!is_mcp_name("read_file"));
     }
+
+    #[test]
+    fn two_different_server_tool_pairs_never_get_the_same_name() {
+        // Server names may hold `__`: `x` + `y__z` and `x__y` + `z` both gave `mcp__x__y__z`,
+        // and the registry let the later one silently replace the earlier.
+        assert_ne!(tool_name("x", "y__z"), tool_name("x__y", "z"));
+    }
 }
