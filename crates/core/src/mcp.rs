@@ -142,7 +142,25 @@ pub fn approve(home: &Path, repo_root: &Path, d: &Declared) -> Result<(), CoreEr
 /// What the approval card shows for starting a server: its command line, or its URL.
 pub fn shown_command(c: &McpServerConfig) -> String {
     match (&c.url, c.command_line()) {
-        (Some(url), _) => url.clone(),
+        // What the server will be sent is part of what is approved: the headers and the
+        // variable whose value goes out as the bearer token.
+        (Some(url), _) => {
+            let sent: Vec<String> = c
+                .headers
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .chain(
+                    c.bearer_token_env_var
+                        .iter()
+                        .map(|var| format!("Authorization: Bearer ${var}")),
+                )
+                .collect();
+            if sent.is_empty() {
+                url.clone()
+            } else {
+                format!("{url} (sent with: {})", sent.join("; "))
+            }
+        }
         (None, line) => {
             let env: Vec<String> = c
                 .env
