@@ -80,6 +80,20 @@ pub fn configured(home: &Path, repo_root: Option<&Path>) -> Result<Vec<Configure
     Ok(out)
 }
 
+/// The variables passed to the repository's servers by name (`env_vars`,
+/// `bearer_token_env_var`): their values are redacted like secrets whatever their names.
+pub fn passed_names(home: &Path, repo_root: &Path) -> Vec<String> {
+    configured(home, Some(repo_root))
+        .unwrap_or_default()
+        .into_iter()
+        .flat_map(|c| {
+            let mut names = c.declared.config.env_vars.clone();
+            names.extend(c.declared.config.bearer_token_env_var.clone());
+            names
+        })
+        .collect()
+}
+
 /// What the user approved of the servers repositories declare.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Approved {
@@ -205,9 +219,11 @@ pub async fn list(
         true,
         None,
     );
+    let (io_dir, private) = crate::sandboxing::mcp_dirs(home);
     let launch = bosun_mcp::Launch {
         worktree: worktree.clone(),
-        scratch: scratch.join("tmp"),
+        scratch: private.join(format!("list-{}", std::process::id())),
+        io_dir,
         confinement: confinement(&sandboxing, &rules),
         network: None,
     };

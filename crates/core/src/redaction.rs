@@ -37,9 +37,23 @@ pub struct Redaction {
 
 impl Redaction {
     pub fn from_environment() -> Redaction {
-        let env: Vec<(String, String)> = std::env::vars_os()
+        Redaction::from_environment_passing(&[])
+    }
+
+    /// [`Redaction::from_environment`], with the values of the variables named in `passed`
+    /// redacted too whatever their names look like: what the user passes to an MCP server by
+    /// name (`env_vars`, `bearer_token_env_var`) is a secret by being passed.
+    pub fn from_environment_passing(passed: &[String]) -> Redaction {
+        let mut env: Vec<(String, String)> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
+        let extra: Vec<(String, String)> = env
+            .iter()
+            .filter(|(k, _)| passed.contains(k))
+            .enumerate()
+            .map(|(i, (_, v))| (format!("BOSUN_PASSED_SECRET_{i}"), v.clone()))
+            .collect();
+        env.extend(extra);
         Redaction {
             redactor: Redactor::new(&env),
         }

@@ -227,7 +227,9 @@ pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<Task
     let pid = std::process::id();
     store.claim_task(&row.id, pid, process_start_time(pid))?;
 
-    let redaction = Arc::new(Redaction::from_environment());
+    let redaction = Arc::new(Redaction::from_environment_passing(
+        &crate::mcp::passed_names(&spec.home, &worktree.repo_root),
+    ));
     let (tx, rx) = mpsc::unbounded_channel();
     let last_seq = store.last_seq(&row.id)?;
     let emitter = Arc::new(

@@ -15,6 +15,12 @@ const SKIPPED_DIRS: &[&str] = &[
     "__pycache__",
 ];
 
+/// Where MCP servers' FIFOs go and where their private directories go (see
+/// `bosun_mcp::Launch`): both hidden from commands.
+pub fn mcp_dirs(home: &Path) -> (PathBuf, PathBuf) {
+    (home.join("run").join("mcp"), home.join("tmp").join("mcp"))
+}
+
 pub enum Sandboxing {
     On {
         worktree: PathBuf,
@@ -65,6 +71,11 @@ impl Sandboxing {
                 };
             }
         };
+        // MCP servers' FIFOs and private directories: no command reads them (made now, since
+        // a path that does not exist is not hidden).
+        let (mcp_io, mcp_private) = mcp_dirs(home);
+        let _ = std::fs::create_dir_all(&mcp_io);
+        let _ = std::fs::create_dir_all(&mcp_private);
         Sandboxing::On {
             worktree: worktree.to_path_buf(),
             temp_dir: home.join("tmp").join(task_id),
@@ -73,6 +84,8 @@ impl Sandboxing {
                 home.join("bosun.db"),
                 home.join("bosun.db-wal"),
                 home.join("bosun.db-shm"),
+                mcp_io,
+                mcp_private,
             ],
             exe,
             user_home: dirs::home_dir(),

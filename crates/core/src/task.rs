@@ -210,7 +210,9 @@ pub async fn start_task(mut spec: TaskSpec, store: Arc<Store>) -> Result<TaskHan
             }
         };
 
-    let redaction = Arc::new(Redaction::from_environment());
+    let redaction = Arc::new(Redaction::from_environment_passing(
+        &crate::mcp::passed_names(&spec.home, &worktree.repo_root),
+    ));
     let mut prompt = spec.prompt.clone();
     redaction.text(&mut prompt);
 
@@ -421,12 +423,11 @@ impl Launch {
         // The MCP servers of the repository, started with the loop (a project's wait for
         // approval first); stdio ones confined like commands.
         let mcp_pending = crate::mcp::configured(&home, Some(&worktree.repo_root))?;
+        let (mcp_io, mcp_private) = crate::sandboxing::mcp_dirs(&home);
         let mcp_launch = bosun_mcp::Launch {
             worktree: worktree.worktree.clone(),
-            scratch: sandboxing
-                .temp_dir()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| home.join("tmp").join(task_id.as_str())),
+            scratch: mcp_private.join(task_id.as_str()),
+            io_dir: mcp_io,
             confinement: crate::mcp::confinement(&sandboxing, &policy.sandbox()),
             network: crate::mcp::network(&sandboxing, &policy, &emitter),
         };

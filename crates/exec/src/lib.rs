@@ -71,6 +71,11 @@ pub struct CommandSpec {
     /// thing in `main` (the `bosun` binary: pass `std::env::current_exe()`). Unused on macOS,
     /// where `/usr/bin/sandbox-exec` confines the command.
     pub sandbox_exe: PathBuf,
+    /// Two FIFOs opened for the command as fd 3 (read) and fd 4 (write) before it starts —
+    /// outside the sandbox, so the command needs no path to them (a stdio MCP server's
+    /// stdin and stdout: its command line redirects `<&3 >&4`). Bosun must hold the other
+    /// ends open (read-write) or the opens wait.
+    pub fifos: Option<(PathBuf, PathBuf)>,
 }
 
 impl CommandSpec {
@@ -87,6 +92,7 @@ impl CommandSpec {
             keep_tail_bytes: 8 * 1024,
             sandbox: None,
             sandbox_exe: PathBuf::new(),
+            fifos: None,
         }
     }
 }

@@ -179,7 +179,7 @@ pub async fn run_command(
 /// ([`confined`]: the trampoline on Linux, `sandbox-exec` on macOS) with a scrubbed environment.
 fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError> {
     let Some(policy) = &spec.sandbox else {
-        let mut cmd = tokio::process::Command::new("bash");
+        let mut cmd = program(spec, std::ffi::OsStr::new("bash"));
         cmd.arg("-c").arg(&spec.command);
         for key in &spec.env_remove {
             cmd.env_remove(key);
@@ -214,6 +214,25 @@ fn command_for(spec: &CommandSpec) -> Result<tokio::process::Command, ExecError>
     Ok(cmd)
 }
 
+/// A command running `program`: directly, or, with [`CommandSpec::fifos`], through a `bash`
+/// that first opens the FIFOs as fds 3 and 4 and then becomes `program` (no `pre_exec`, and
+/// the FIFOs are opened by that child alone, so no other process Bosun starts inherits them).
+fn program(spec: &CommandSpec, program: &std::ffi::OsStr) -> tokio::process::Command {
+    match &spec.fifos {
+        None => tokio::process::Command::new(program),
+        Some((read, write)) => {
+            let mut cmd = tokio::process::Command::new("bash");
+            cmd.arg("-c")
+                .arg(r#"r=$1; w=$2; shift 2; exec "$@" 3<"$r" 4>"$w""#)
+                .arg("bosun-fifos")
+                .arg(read)
+                .arg(write)
+                .arg(program);
+            cmd
+        }
+    }
+}
+
 /// The trampoline `<sandbox_exe> __sandbox <policy-json> -- bash -c <command>`.
 #[cfg(not(target_os = "macos"))]
 fn confined(
@@ -225,7 +244,7 @@ fn confined(
     }
     let json =
         serde_json::to_string(policy).map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
-    let mut cmd = tokio::process::Command::new(&spec.sandbox_exe);
+    let mut cmd = program(spec, spec.sandbox_exe.as_os_str());
     cmd.arg(sandbox::SANDBOX_ARG)
         .arg(json)
         .args(["--", "bash", "-c"])
@@ -241,7 +260,7 @@ fn confined(
 ) -> Result<tokio::process::Command, ExecError> {
     let args = sandbox::seatbelt_args(policy, &spec.command)
         .map_err(|e| ExecError::SandboxPolicy(e.to_string()))?;
-    let mut cmd = tokio::process::Command::new(sandbox::SANDBOX_EXEC);
+    let mut cmd = program(spec, std::ffi::OsStr::new(sandbox::SANDBOX_EXEC));
     cmd.args(args);
     Ok(cmd)
 }

@@ -33,10 +33,18 @@ pub enum Confinement {
 /// Where and how a task's servers run.
 #[derive(Debug, Clone)]
 pub struct Launch {
-    /// The task's worktree: a stdio server's working directory.
+    /// The task's worktree: a stdio server may write in it (`${BOSUN_WORKTREE}` in its args
+    /// and env values, and the variable `BOSUN_WORKTREE`, name it). It is not the server's
+    /// working directory: the agent writes there, and a server must never run what the agent
+    /// wrote (an `npx` that prefers the project's `node_modules`, a `python -m` that puts the
+    /// working directory first).
     pub worktree: PathBuf,
-    /// A directory of the task's own (its temp dir): the servers' FIFOs and temp files.
+    /// Where each server gets a private directory (its working directory and `TMPDIR`, the
+    /// only other place it may write). Agent commands cannot write it.
     pub scratch: PathBuf,
+    /// Where the servers' FIFOs go: hidden from agent commands and from the servers
+    /// themselves (a server gets its ends as fds 3 and 4, opened outside its sandbox).
+    pub io_dir: PathBuf,
     pub confinement: Confinement,
     /// The network a sandboxed server gets when the policy grants its command line the
     /// network: Bosun's egress proxy, deciding each connection by the policy's host rules.
@@ -134,7 +142,8 @@ struct Conn {
 /// A running stdio server: cancelling ends its whole process tree.
 struct Process {
     stop: CancellationToken,
-    dir: PathBuf,
+    /// Its FIFOs' directory and its private one, removed when it ends.
+    dirs: Vec<PathBuf>,
     /// Its egress proxy, when the policy grants it the network (stopped with it).
     _proxy: Option<bosun_exec::Proxy>,
 }
@@ -142,7 +151,9 @@ struct Process {
 impl Drop for Process {
     fn drop(&mut self) {
         self.stop.cancel();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        for d in &self.dirs {
+            let _ = std::fs::remove_dir_all(d);
+        }
     }
 }
 
@@ -392,13 +403,14 @@ impl Server {
             Confinement::Sandbox { policy, exe } => (Some(policy.clone()), exe.clone()),
             Confinement::Unconfined => (None, PathBuf::new()),
         };
-        let dir = self
-            .launch
-            .scratch
-            .join(format!("mcp-{}-{}-{n}", self.name, std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| McpError(format!("could not create {}: {e}", dir.display())))?;
+        let id = format!("{}-{}-{n}", self.name, std::process::id());
+        let dir = self.launch.io_dir.join(&id);
+        let private = self.launch.scratch.join(&id);
+        for d in [&dir, &private] {
+            let _ = std::fs::remove_dir_all(d);
+            std::fs::create_dir_all(d)
+                .map_err(|e| McpError(format!("could not create {}: {e}", d.display())))?;
+        }
         let (fifo_in, fifo_out) = (dir.join("in"), dir.join("out"));
         for fifo in [&fifo_in, &fifo_out] {
             mkfifo(fifo)?;
@@ -413,15 +425,18 @@ impl Server {
             .open_receiver(&fifo_out)
             .map_err(|e| McpError(format!("could not open {}: {e}", fifo_out.display())))?;
 
-        let mut spec = CommandSpec::new(
-            format!(
-                "exec {} <{} >{}",
-                self.config.command_line(),
-                quote_path(&fifo_in),
-                quote_path(&fifo_out)
-            ),
-            &self.launch.worktree,
-        );
+        let worktree = self.launch.worktree.display().to_string();
+        let placed = |s: &str| s.replace("${BOSUN_WORKTREE}", &worktree);
+        let line = McpServerConfig {
+            command: self.config.command.as_deref().map(placed),
+            args: self.config.args.iter().map(|a| placed(a)).collect(),
+            ..McpServerConfig::default()
+        }
+        .command_line();
+        // Its stdin and stdout are fds 3 and 4, opened before the sandbox (see
+        // `CommandSpec::fifos`): no path to them exists inside it.
+        let mut spec = CommandSpec::new(format!("exec {line} <&3 >&4 3<&- 4>&-"), &private);
+        spec.fifos = Some((fifo_in.clone(), fifo_out.clone()));
         spec.timeout = Duration::from_secs(60 * 60 * 24 * 365);
         spec.stream_cap_bytes = 1 << 20;
         spec.keep_head_bytes = 0;
@@ -430,8 +445,9 @@ impl Server {
             .config
             .env
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), placed(v)))
             .collect();
+        env.push(("BOSUN_WORKTREE".into(), worktree.clone()));
         for name in &self.config.env_vars {
             if let Ok(v) = std::env::var(name) {
                 env.push((name.clone(), v));
@@ -455,9 +471,19 @@ impl Server {
                 // What the user passed by name (or wrote literally) is passed; every other
                 // secret-looking variable is dropped by the sandbox's scrub.
                 policy.env_allow.extend(passed.iter().cloned());
-                let tmp = dir.join("tmp");
+                // It writes in the worktree and its private directory, nowhere else (not the
+                // task's temp dir, which the agent's commands share, nor its git dir).
+                let tmp = private.join("tmp");
                 let _ = std::fs::create_dir_all(&tmp);
+                policy.write_paths = vec![self.launch.worktree.clone(), private.clone()];
                 policy.temp_dir = Some(tmp);
+                // The private directories are hidden from commands; this one is its home.
+                policy
+                    .read_deny
+                    .retain(|p| !private.starts_with(p) && !p.starts_with(&private));
+                if !policy.read_deny.contains(&self.launch.io_dir) {
+                    policy.read_deny.push(self.launch.io_dir.clone());
+                }
                 spec.sandbox = Some(policy);
                 spec.sandbox_exe = exe;
             }
@@ -520,7 +546,7 @@ impl Server {
         }
         let process = Process {
             stop,
-            dir: dir.clone(),
+            dirs: vec![dir.clone(), private.clone()],
             _proxy: proxy,
         };
         let service = tokio::select! {
@@ -587,10 +613,6 @@ impl Server {
             ))
         })
     }
-}
-
-fn quote_path(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
 }
 
 fn mkfifo(path: &Path) -> Result<(), McpError> {

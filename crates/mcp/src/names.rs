@@ -32,8 +32,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// `mcp__<server>__<tool>` for the model.
 pub fn tool_name(server: &str, tool: &str) -> String {
     let full = format!("{PREFIX}{}__{}", sanitise(server), sanitise(tool));
-    // A name that was changed by sanitising gets the hash too: `a.b` and `a_b` stay apart.
-    let changed = sanitise(server) != server || sanitise(tool) != tool;
+    // A name that was changed by sanitising gets the hash too: `a.b` and `a_b` stay apart;
+    // so does one with `__` inside a part: `x` + `y__z` and `x__y` + `z` stay apart.
+    let changed = sanitise(server) != server
+        || sanitise(tool) != tool
+        || server.contains("__")
+        || tool.contains("__");
     if full.len() <= MAX_TOOL_NAME && !changed {
         return full;
     }

@@ -56,7 +56,8 @@ impl McpSet {
     }
 
     /// Starts every server at once and lists their tools: the handlers, and the servers that
-    /// failed with why (the task goes on without their tools; a call would start them again).
+    /// failed with why (the task goes on without their tools: a server that could not list
+    /// them offers none in this task).
     pub async fn start(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<(String, String)>) {
         let listed = futures::future::join_all(
             self.servers
@@ -66,10 +67,23 @@ impl McpSet {
         .await;
         let mut handlers: Vec<Arc<dyn ToolHandler>> = Vec::new();
         let mut failed = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
         for (server, tools) in listed {
             match tools {
                 Ok(tools) => {
                     for tool in tools {
+                        // Two tools with one name: the second would silently replace the first.
+                        if seen.contains(&tool.model_name) {
+                            failed.push((
+                                server.name.clone(),
+                                format!(
+                                    "the MCP server `{}` lists two tools named {:?} for the model; the second is not offered",
+                                    server.name, tool.model_name
+                                ),
+                            ));
+                            continue;
+                        }
+                        seen.push(tool.model_name.clone());
                         handlers.push(Arc::new(McpTool {
                             server: Arc::clone(&server),
                             tool,

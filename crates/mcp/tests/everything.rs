@@ -25,6 +25,7 @@ fn launch(dir: &tempfile::TempDir) -> Launch {
     std::fs::create_dir_all(&scratch).unwrap();
     Launch {
         worktree,
+        io_dir: scratch.join("io"),
         scratch,
         confinement: Confinement::Unconfined,
         network: None,

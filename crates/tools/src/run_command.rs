@@ -74,6 +74,7 @@ impl ToolHandler for RunCommand {
             keep_tail_bytes: MODEL_TAIL_BYTES,
             sandbox: ctx.sandbox.clone(),
             sandbox_exe: ctx.sandbox_exe.clone(),
+            fifos: None,
         };
         let decoder = StreamDecoder::default();
         let on_output = |stream: OutputStream, bytes: &[u8]| {

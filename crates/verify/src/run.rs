@@ -67,6 +67,7 @@ pub async fn run_check(
         keep_tail_bytes: LOG_TAIL_BYTES,
         sandbox: run.sandbox.clone(),
         sandbox_exe: run.sandbox_exe.clone(),
+        fifos: None,
     };
     let decoder = StreamDecoder::default();
     let stream = |stream: OutputStream, bytes: &[u8]| {

@@ -139,7 +139,7 @@ fn a_denied_mcp_call_never_reaches_the_server() {
     write_config(
         &env,
         &format!(
-            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \".\"]\n",
+            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \"${{BOSUN_WORKTREE}}\"]\n",
             package("server-filesystem").display().to_string()
         ),
     );
@@ -241,7 +241,21 @@ fn the_servers_environment_holds_no_secret_of_bosuns_and_a_secret_it_returns_is_
     // Sandboxed like a command: its temp dir is a private one of the task's.
     let env_json: serde_json::Value = serde_json::from_str(&end.output).unwrap();
     let tmp = env_json["TMPDIR"].as_str().unwrap_or_default();
-    assert!(tmp.contains("/mcp-everything-"), "TMPDIR {tmp:?}");
+    assert!(
+        tmp.contains("/tmp/mcp/") && tmp.contains("/everything-"),
+        "TMPDIR {tmp:?}"
+    );
+    // Its working directory is that private one too, never the worktree the agent writes.
+    let pwd = env_json["PWD"].as_str().unwrap_or_default();
+    assert!(
+        pwd.contains("/tmp/mcp/") && !pwd.contains("/workspace/"),
+        "PWD {pwd:?}"
+    );
+    assert!(
+        env_json["BOSUN_WORKTREE"]
+            .as_str()
+            .is_some_and(|w| !w.is_empty())
+    );
     // Not passed by name: never in the server's environment.
     assert!(!end.output.contains("MY_SERVICE_API_KEY"), "{}", end.output);
     assert!(!end.output.contains(bosun_secret));
@@ -334,7 +348,7 @@ fn a_stdio_server_writes_only_in_its_tasks_worktree() {
     write_config(
         &env,
         &format!(
-            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \".\", {:?}]\n",
+            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \"${{BOSUN_WORKTREE}}\", {:?}]\n",
             package("server-filesystem").display().to_string(),
             outside.display().to_string()
         ),
@@ -524,7 +538,7 @@ fn an_agents_command_cannot_call_a_denied_servers_tool_through_its_fifos() {
     write_config(
         &env,
         &format!(
-            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \".\"]\n",
+            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \"${{BOSUN_WORKTREE}}\"]\n",
             package("server-filesystem").display().to_string()
         ),
     );

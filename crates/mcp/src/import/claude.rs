@@ -22,6 +22,9 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
     let mut user = Found::default();
     // The project's `.mcp.json` servers the user turned off in Claude Code.
     let mut disabled: Vec<String> = Vec::new();
+    // And those it approved (`enabledMcpjsonServers`, or all of them).
+    let mut approved: Vec<String> = Vec::new();
+    let mut approve_all = false;
     if let Some(path) = &config {
         let key = project_key(&places.cwd, &root);
         found.looked.push(format!(
@@ -38,6 +41,21 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
                         "Claude Code uses it in {at} only; under [mcp_servers] Bosun offers it in every repository"
                     ));
                 }
+                approved = project
+                    .get("enabledMcpjsonServers")
+                    .and_then(Value::as_array)
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                approve_all = project
+                    .get("enableAllProjectMcpServers")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 disabled = project
                     .get("disabledMcpjsonServers")
                     .and_then(Value::as_array)
@@ -70,6 +88,12 @@ pub(super) fn find(places: &Places) -> Result<Found, ImportError> {
                 s.config.enabled = Some(false);
                 s.notes.push(
                     "turned off for this project in Claude Code (disabledMcpjsonServers): imported with enabled = false".into(),
+                );
+            } else if !approve_all && !approved.contains(&s.original_name) {
+                // A repository's file nobody approved must not start in every repository.
+                s.config.enabled = Some(false);
+                s.notes.push(
+                    "never approved for this project in Claude Code (not in enabledMcpjsonServers): imported with enabled = false; read its command before you turn it on".into(),
                 );
             }
         }

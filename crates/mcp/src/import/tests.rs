@@ -75,7 +75,16 @@ fn claude_user_and_project_servers_come_in_with_claude_codes_precedence() {
     assert_eq!(names, ["local", "off", "shared", "docs", "fs"]);
     let s = by_name(&found);
     assert_eq!(s["off"].config.enabled, Some(false));
-    assert_eq!(s["shared"].config.enabled, None);
+    // Claude Code never approved the project's `shared` (not in enabledMcpjsonServers).
+    assert_eq!(s["shared"].config.enabled, Some(false));
+    assert!(
+        s["shared"]
+            .notes
+            .iter()
+            .any(|n| n.contains("never approved")),
+        "{:?}",
+        s["shared"].notes
+    );
     assert_eq!(
         s["fs"].config,
         McpServerConfig {
