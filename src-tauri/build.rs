@@ -78,6 +78,8 @@ fn main() {
         "delete_memory",
         "add_memory",
         "set_memory_enabled",
+        "mcp_servers",
+        "mcp_set_enabled",
         "batch_start",
         "batch_list",
         "batch_status",
