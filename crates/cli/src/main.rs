@@ -215,6 +215,11 @@ enum Command {
     /// The repository map: each source file's definitions, ranked by a PageRank of what uses
     /// what (towards `--focus` files and symbols), within a token budget
     Map(commands::map::MapArgs),
+    /// MCP servers: `list` shows each configured one with its tools; `import --from
+    /// claude|codex|FILE` brings in those another agent is configured with, as
+    /// `[mcp_servers.NAME]` tables of $BOSUN_HOME/config.toml
+    #[command(subcommand)]
+    Mcp(commands::mcp::McpCommand),
 }
 
 /// `$BOSUN_HOME`, or the XDG data dir.
@@ -287,6 +292,7 @@ fn main() -> ExitCode {
         Command::Prices(p) => commands::prices::prices(p),
         Command::Models(m) => commands::models::models(m),
         Command::Map(args) => commands::map::map(args),
+        Command::Mcp(cmd) => commands::mcp::mcp(cmd),
         Command::Memory(args) => commands::memory::memory(args),
         Command::Batch(args) => commands::batch::batch(args),
         Command::Compare(args) => commands::compare::compare(args),

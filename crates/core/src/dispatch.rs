@@ -11,8 +11,8 @@ use crate::{CoreError, Emitter};
 use bosun_model::{ChatMessage, ToolCall};
 use bosun_policy::{Decision, Policy};
 use bosun_protocol::{
-    ApprovalAnswer, ApprovalResolved, CallId, EventMsg, OutputStream, PlanItem, ToolAction,
-    ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta,
+    ApprovalAnswer, ApprovalResolved, CallId, EventMsg, OutputStream, PlanItem, RuleScope,
+    ToolAction, ToolCallBegin, ToolCallEnd, ToolCallStatus, ToolOutputDelta,
 };
 use bosun_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry, Touched};
 use std::path::PathBuf;
@@ -127,7 +127,11 @@ pub(crate) fn save_always_rule(
     answer: &ApprovalAnswer,
     resolved: &mut ApprovalResolved,
 ) -> bool {
-    let scope = answer.scope.unwrap_or_default();
+    // An MCP tool's rule only counts in the user's own file (a repository's cannot allow one).
+    let scope = answer.scope.unwrap_or(match action {
+        ToolAction::Mcp { .. } => RuleScope::User,
+        _ => RuleScope::default(),
+    });
     let rule = answer.rule.clone().unwrap_or_default();
     match env.policy_files.add_rule(scope, action, &rule) {
         Ok((file, policy)) => {

@@ -233,6 +233,7 @@ async fn list_only(
         worktree: worktree.clone(),
         scratch: scratch.join("tmp"),
         confinement: confinement(&sandboxing, &rules),
+        network: None,
     };
     let mut reports = Vec::new();
     let mut start = Vec::new();
@@ -261,6 +262,63 @@ async fn list_only(
     let order = |n: &str| names.iter().position(|x| x == n).unwrap_or(usize::MAX);
     reports.sort_by_key(|r| order(&r.name));
     Ok(reports)
+}
+
+/// The network of a task's sandboxed servers: what the policy grants their command lines,
+/// through an egress proxy each, every connection journaled (`network_connection` with the
+/// call id `mcp:<server>`).
+pub(crate) fn network(
+    sandboxing: &crate::sandboxing::Sandboxing,
+    policy: &bosun_policy::Policy,
+    emitter: &std::sync::Arc<crate::Emitter>,
+) -> Option<bosun_mcp::Network> {
+    use bosun_exec::Verdict;
+    use bosun_policy::Decision;
+    let run_dir = sandboxing.run_dir()?.to_path_buf();
+    let grants = {
+        let policy = policy.clone();
+        std::sync::Arc::new(move |line: &str| policy.network_grant(line).is_some())
+    };
+    let decide = {
+        let policy = policy.clone();
+        std::sync::Arc::new(move |line: &str, host: &str| {
+            let decided = policy.check_host(line, host);
+            let d = decided.decision;
+            match d.decision {
+                Decision::Allow => Verdict::allowed(d.rule, decided.named),
+                Decision::Deny => Verdict::denied(Some(d.rule), d.reason),
+                Decision::Ask => Verdict::denied(
+                    Some(d.rule),
+                    format!(
+                        "no rule allows `{host}` for this MCP server, and a server runs between tool calls with no one to ask; add it to [network] domains"
+                    ),
+                ),
+            }
+        })
+    };
+    let report = {
+        let emitter = std::sync::Arc::clone(emitter);
+        std::sync::Arc::new(move |server: &str, r: bosun_exec::ConnectionReport| {
+            emitter.emit_quietly(bosun_protocol::EventMsg::NetworkConnection(
+                bosun_protocol::NetworkConnection {
+                    call_id: bosun_protocol::CallId(format!("mcp:{server}")),
+                    host: r.host,
+                    port: r.port,
+                    decision: r.decision,
+                    rule: r.rule,
+                    reason: r.reason,
+                    bytes_up: r.bytes_up,
+                    bytes_down: r.bytes_down,
+                },
+            ));
+        })
+    };
+    Some(bosun_mcp::Network {
+        run_dir,
+        grants,
+        decide,
+        report,
+    })
 }
 
 /// How stdio servers are confined, from the task's sandbox.

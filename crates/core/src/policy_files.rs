@@ -74,16 +74,24 @@ impl PolicyFiles {
             ToolAction::Command { .. } => RuleList::CommandsAllow,
             ToolAction::Write { .. } => RuleList::PathsWrite,
             ToolAction::Network { .. } => RuleList::NetworkDomains,
+            // A repository's file cannot let an MCP tool run unasked (its `[mcp] allow` is
+            // ignored), so the rule would do nothing there.
+            ToolAction::Mcp { server, tool, .. } if scope == RuleScope::Project => {
+                return Err(CoreError::Config(format!(
+                    "an MCP tool can be allowed only in your own policy file ({}): a repository's .bosun/policy.toml cannot let `{server}/{tool}` run unasked; save the rule for the user",
+                    self.user.display()
+                )));
+            }
+            ToolAction::Mcp { .. } => RuleList::McpAllow,
             ToolAction::Read { .. }
             | ToolAction::Internal
             | ToolAction::SpendRate { .. }
             | ToolAction::UnpricedModel { .. }
             | ToolAction::Summary { .. }
             | ToolAction::PlanNodeFailed { .. }
-            | ToolAction::Mcp { .. }
             | ToolAction::McpServer { .. } => {
                 return Err(CoreError::Config(
-                    "only commands, writes and hosts can be allowed by a rule".into(),
+                    "only commands, writes, hosts and MCP tools can be allowed by a rule".into(),
                 ));
             }
         };
@@ -108,5 +116,59 @@ impl PolicyFiles {
             .and_then(|()| std::fs::rename(&tmp, &path))
             .map_err(|e| CoreError::Config(format!("cannot write {}: {e}", path.display())))?;
         Ok((path, self.load()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use bosun_policy::Decision;
+
+    fn mcp() -> ToolAction {
+        ToolAction::Mcp {
+            server: "github".into(),
+            tool: "create_issue".into(),
+            arguments: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn an_mcp_rule_goes_to_the_users_file_and_takes_effect_there_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let repo = dir.path().join("repo");
+        let files = PolicyFiles::new(&home, &repo, None, Some(Mode::FullAuto));
+        assert_eq!(files.load().unwrap().decide(&mcp()).decision, Decision::Ask);
+
+        // A repository's file would ignore it: refused, nothing written.
+        let err = files
+            .add_rule(RuleScope::Project, &mcp(), "github/create_issue")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("only in your own policy file"), "{err}");
+        assert!(!files.project.exists());
+
+        let (path, policy) = files.add_rule(RuleScope::User, &mcp(), "github/*").unwrap();
+        assert_eq!(path, files.user);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[mcp]\nallow = [\"github/*\"]\n"
+        );
+        let d = policy.decide(&mcp());
+        assert_eq!(
+            (d.decision, d.rule.as_str()),
+            (Decision::Allow, "mcp.allow \"github/*\"")
+        );
+        // A bad pattern is an error naming what it could have meant; the file is unchanged.
+        let err = files
+            .add_rule(RuleScope::User, &mcp(), "github")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did you mean `github/*`"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[mcp]\nallow = [\"github/*\"]\n"
+        );
     }
 }

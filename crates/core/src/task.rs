@@ -428,6 +428,7 @@ impl Launch {
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| home.join("tmp").join(task_id.as_str())),
             confinement: crate::mcp::confinement(&sandboxing, &policy.sandbox()),
+            network: crate::mcp::network(&sandboxing, &policy, &emitter),
         };
         let read_rules = policy.sandbox().read_deny.join("\n");
         let committed_secrets = worktree

@@ -38,6 +38,32 @@ pub struct Launch {
     /// A directory of the task's own (its temp dir): the servers' FIFOs and temp files.
     pub scratch: PathBuf,
     pub confinement: Confinement,
+    /// The network a sandboxed server gets when the policy grants its command line the
+    /// network: Bosun's egress proxy, deciding each connection by the policy's host rules.
+    /// None: no server reaches the network.
+    pub network: Option<Network>,
+}
+
+/// Decides a sandboxed server's connections, as the policy decides a command's.
+#[derive(Clone)]
+pub struct Network {
+    /// Where the proxies' sockets go (`$BOSUN_HOME/run`, which commands cannot write).
+    pub run_dir: PathBuf,
+    /// Whether the policy grants this command line the network.
+    pub grants: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    /// The verdict on a connection from the command line to a host. A host no rule allows is
+    /// refused: a server runs between tool calls, with no one to ask.
+    pub decide: Arc<dyn Fn(&str, &str) -> bosun_exec::Verdict + Send + Sync>,
+    /// Journals a finished connection of the named server.
+    pub report: Arc<dyn Fn(&str, bosun_exec::ConnectionReport) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network")
+            .field("run_dir", &self.run_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A server's tool as listed.
@@ -104,6 +130,8 @@ struct Conn {
 struct Process {
     stop: CancellationToken,
     dir: PathBuf,
+    /// Its egress proxy, when the policy grants it the network (stopped with it).
+    _proxy: Option<bosun_exec::Proxy>,
 }
 
 impl Drop for Process {
@@ -406,8 +434,19 @@ impl Server {
         }
         let passed: Vec<String> = env.iter().map(|(k, _)| k.clone()).collect();
         spec.env = env;
+        let mut proxy = None;
         match policy {
             Some(mut policy) => {
+                let line = self.config.command_line();
+                if let Some(net) = self
+                    .launch
+                    .network
+                    .as_ref()
+                    .filter(|net| (net.grants)(&line))
+                {
+                    proxy = Some(self.start_proxy(net, &line, n)?);
+                    policy.proxy = proxy.as_ref().map(|p| p.socket().to_path_buf());
+                }
                 // What the user passed by name (or wrote literally) is passed; every other
                 // secret-looking variable is dropped by the sandbox's scrub.
                 policy.env_allow.extend(passed.iter().cloned());
@@ -477,6 +516,7 @@ impl Server {
         let process = Process {
             stop,
             dir: dir.clone(),
+            _proxy: proxy,
         };
         let service = tokio::select! {
             s = ().serve((receiver, sender)) => s.map_err(|e| {
@@ -508,6 +548,40 @@ impl Server {
 /// Resolves once the process has exited.
 async fn gone(mut exited: watch::Receiver<Option<String>>) {
     let _ = exited.wait_for(|e| e.is_some()).await;
+}
+
+impl Server {
+    /// An egress proxy for the server's lifetime, deciding by the policy's host rules.
+    fn start_proxy(
+        &self,
+        net: &Network,
+        line: &str,
+        n: u64,
+    ) -> Result<bosun_exec::Proxy, McpError> {
+        std::fs::create_dir_all(&net.run_dir)
+            .map_err(|e| McpError(format!("could not create {}: {e}", net.run_dir.display())))?;
+        let socket = net
+            .run_dir
+            .join(format!("mcp-{}-{}-{n}.sock", self.name, std::process::id()));
+        let decide = Arc::clone(&net.decide);
+        let line = line.to_string();
+        let decider: bosun_exec::Decider = Arc::new(move |request| {
+            let verdict = decide(&line, &request.host);
+            Box::pin(async move { verdict })
+        });
+        let report = Arc::clone(&net.report);
+        let name = self.name.clone();
+        let reporter: bosun_exec::Reporter = Arc::new(move |r| report(&name, r));
+        let config = bosun_exec::ProxyConfig::default()
+            .with_env_overrides()
+            .map_err(|e| McpError(format!("the egress proxy's settings: {e}")))?;
+        bosun_exec::Proxy::start(&socket, config, decider, reporter).map_err(|e| {
+            McpError(format!(
+                "the egress proxy of the MCP server `{}` could not start: {e}",
+                self.name
+            ))
+        })
+    }
 }
 
 fn quote_path(p: &Path) -> String {

@@ -11,10 +11,12 @@
 
 pub mod client;
 pub mod config;
+pub mod import;
 pub mod names;
 pub mod servers;
 
-pub use client::{Confinement, Launch, ListedTool, McpError, Server, ServerState};
+pub use client::{Confinement, Launch, ListedTool, McpError, Network, Server, ServerState};
 pub use config::{McpServerConfig, Transport};
+pub use import::{Found, ImportError, ImportSource, ImportedServer, Places};
 pub use names::{MAX_TOOL_NAME, tool_name};
 pub use servers::{Declared, McpSet, ServerReport, probe};

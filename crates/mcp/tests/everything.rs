@@ -27,6 +27,7 @@ fn launch(dir: &tempfile::TempDir) -> Launch {
         worktree,
         scratch,
         confinement: Confinement::Unconfined,
+        network: None,
     }
 }
 

@@ -16,6 +16,9 @@ pub enum RuleList {
     PathsReadDeny,
     NetworkAllow,
     NetworkDomains,
+    McpAllow,
+    McpAsk,
+    McpDeny,
 }
 
 impl RuleList {
@@ -30,6 +33,9 @@ impl RuleList {
             RuleList::PathsReadDeny => ("paths", "read_deny"),
             RuleList::NetworkAllow => ("network", "allow"),
             RuleList::NetworkDomains => ("network", "domains"),
+            RuleList::McpAllow => ("mcp", "allow"),
+            RuleList::McpAsk => ("mcp", "ask"),
+            RuleList::McpDeny => ("mcp", "deny"),
         }
     }
 }
@@ -53,6 +59,9 @@ impl std::str::FromStr for RuleList {
             RuleList::PathsReadDeny,
             RuleList::NetworkAllow,
             RuleList::NetworkDomains,
+            RuleList::McpAllow,
+            RuleList::McpAsk,
+            RuleList::McpDeny,
         ];
         all.into_iter()
             .find(|l| l.to_string() == s)

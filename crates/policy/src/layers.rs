@@ -4,6 +4,7 @@
 use toml_edit::{Document, Item, Table, Value};
 
 use crate::commands::CommandPattern;
+use crate::mcp::{McpPattern, McpRule};
 use crate::network::{DomainPattern, NetworkRule};
 use crate::paths::PathGlob;
 use crate::{BUILTIN_SOURCE, Decision, Layer, Mode, PolicyError};
@@ -60,6 +61,8 @@ pub struct LayerRules {
     pub deny_domains: Vec<Entry<DomainPattern>>,
     /// `[[network.rules]]`: hosts the commands matching a pattern may reach.
     pub network_rules: Vec<NetworkRule>,
+    /// `[mcp] allow | ask | deny`: MCP tools (`server/tool`, `server/*`).
+    pub mcp: Vec<McpRule>,
     pub sandbox_write: Vec<String>,
     pub env_allow: Vec<String>,
 }
@@ -71,6 +74,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("network", &["allow", "domains", "deny_domains", "rules"]),
     ("sandbox", &["write"]),
     ("env", &["allow"]),
+    ("mcp", &["allow", "ask", "deny"]),
 ];
 
 struct Reader<'a> {
@@ -262,7 +266,7 @@ pub fn parse_layer(layer: &Layer) -> Result<LayerRules, PolicyError> {
             return Err(reader.error(
                 key_span,
                 format!(
-                    "unknown key `{key}`; a policy has `mode` and the sections [paths], [commands], [approval], [network], [sandbox], [env]"
+                    "unknown key `{key}`; a policy has `mode` and the sections [paths], [commands], [approval], [network], [sandbox], [env], [mcp]"
                 ),
             ));
         };
@@ -299,6 +303,21 @@ pub fn parse_layer(layer: &Layer) -> Result<LayerRules, PolicyError> {
                             text: e.text,
                             origin: e.origin,
                             builtin,
+                        });
+                    }
+                }
+                ("mcp", list) => {
+                    let decision = match list {
+                        "allow" => Decision::Allow,
+                        "ask" => Decision::Ask,
+                        _ => Decision::Deny,
+                    };
+                    for e in reader.entries(&full, value, McpPattern::parse)? {
+                        rules.mcp.push(McpRule {
+                            decision,
+                            pattern: e.value,
+                            text: e.text,
+                            origin: e.origin,
                         });
                     }
                 }

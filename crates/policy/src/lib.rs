@@ -29,6 +29,9 @@
 //! Project scripts (`make`, `npm run`, `cargo test`, a script file) are not inspected
 //! (`scripts`): they keep their decision but get no network grant unless a rule names them.
 //!
+//! MCP tools (`mcp`): `[mcp] allow | ask | deny = ["server/tool", "server/*"]`; with no rule a
+//! call asks in every mode, full-auto included, and a repository's file cannot allow one.
+//!
 //! Modes relax only the built-in defaults: `full-auto` waives the built-in asks, never the
 //! asks, write scope or approval limits of a policy file; `read-only` is a ceiling no allow rule
 //! lifts.
@@ -39,6 +42,7 @@ mod git_reads;
 mod interpreters;
 mod judge;
 mod layers;
+mod mcp;
 mod network;
 mod paths;
 mod policy;
@@ -51,6 +55,7 @@ use serde::{Deserialize, Serialize};
 
 pub use edit::{RuleList, add_rule};
 pub use git_reads::git_prints_objects;
+pub use mcp::McpPattern;
 pub use network::{
     DomainPattern, DomainRule, GrantRule, HostDecision, NetworkGrant, normalize_host,
 };
@@ -223,7 +228,7 @@ pub enum PolicyError {
     #[error("unknown mode `{0}`: use read-only, ask, auto-edit or full-auto")]
     UnknownMode(String),
     #[error(
-        "unknown rule list `{0}`: use commands.allow, commands.ask, commands.deny, paths.write, paths.deny, paths.read_deny, network.allow or network.domains"
+        "unknown rule list `{0}`: use commands.allow, commands.ask, commands.deny, paths.write, paths.deny, paths.read_deny, network.allow, network.domains, mcp.allow, mcp.ask or mcp.deny"
     )]
     UnknownList(String),
     #[error("the policy file is not valid TOML ({0}); fix it before adding a rule")]

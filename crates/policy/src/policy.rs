@@ -183,14 +183,9 @@ impl Policy {
                 "config.toml".into(),
                 "[context] review_summaries = true: a person reads the summary before it replaces the older turns".into(),
             ),
-            // An MCP tool is a door out (the server's network, its own code): asked by default
-            // in every mode.
-            ToolAction::Mcp { .. } => self.made(
-                Decision::Ask,
-                "mcp".into(),
-                "built-in".into(),
-                "MCP tools ask by default in every mode; `[mcp] allow` in a policy file lets one run unasked".into(),
-            ),
+            // An MCP tool is a door out (the server's network, its own code): the [mcp] rules
+            // decide, and without one it asks in every mode.
+            ToolAction::Mcp { server, tool, .. } => self.check_mcp(server, tool),
             ToolAction::McpServer { .. } => self.made(
                 Decision::Ask,
                 "mcp server".into(),

@@ -8,7 +8,8 @@ use crate::paths::{Location, locate};
 /// Rules to offer on approval, most general first: `node a.mjs` → `node *.mjs`, `node a.mjs`;
 /// `npm install` → `npm install`; a write to `src/a/b.rs` → `src/a/**`, `src/**`, `src/a/b.rs`.
 /// Command suggestions are `commands.allow` patterns, path suggestions `paths.write` globs,
-/// host suggestions `network.domains` entries (the exact host first).
+/// host suggestions `network.domains` entries (the exact host first), MCP suggestions
+/// `mcp.allow` patterns (the exact `server/tool` first, then `server/*`).
 pub fn suggestions(action: &ToolAction) -> Vec<String> {
     let mut out = Vec::new();
     match action {

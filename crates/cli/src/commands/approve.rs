@@ -115,7 +115,10 @@ pub fn describe(action: &ToolAction) -> String {
             server,
             tool,
             arguments,
-        } => format!("calling `{tool}` of the MCP server `{server}` with {arguments}"),
+        } => format!(
+            "calling the MCP tool `{tool}` of the server `{server}` with {}",
+            one_line(&arguments.to_string(), 200)
+        ),
         ToolAction::McpServer {
             server,
             command,
@@ -135,6 +138,58 @@ pub fn describe(action: &ToolAction) -> String {
         } => format!(
             "plan node {node} ({step}) failed {attempts} times: approve once to retry it on the escalation model, for the task to skip it, deny to stop the plan"
         ),
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn one_line(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// The lines the terminal prompt shows under an MCP request: the server, the tool and the
+/// arguments as indented JSON (long values cut, at most 40 lines); for a server a repository
+/// declares, the exact command and the file.
+fn details(action: &ToolAction) -> Vec<String> {
+    const MAX_LINES: usize = 40;
+    match action {
+        ToolAction::Mcp {
+            server,
+            tool,
+            arguments,
+        } => {
+            let mut out = vec![
+                format!("  server:    {server}"),
+                format!("  tool:      {tool}"),
+            ];
+            let pretty =
+                serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
+            let lines: Vec<&str> = pretty.lines().collect();
+            for (i, line) in lines.iter().take(MAX_LINES).enumerate() {
+                let label = if i == 0 { "arguments:" } else { "" };
+                out.push(format!("  {label:<10} {}", one_line(line, 160)));
+            }
+            if lines.len() > MAX_LINES {
+                out.push(format!(
+                    "  {:<10} … {} more lines",
+                    "",
+                    lines.len() - MAX_LINES
+                ));
+            }
+            out
+        }
+        ToolAction::McpServer {
+            server,
+            command,
+            origin,
+        } => vec![
+            format!("  server:    {server}"),
+            format!("  command:   {command}"),
+            format!("  declared:  {origin}"),
+        ],
+        _ => Vec::new(),
     }
 }
 
@@ -272,6 +327,9 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
             "\n\x1b[1;33m? approval needed:\x1b[0m {}",
             describe(&req.action)
         )?;
+        for line in details(&req.action) {
+            writeln!(err, "{line}")?;
+        }
         writeln!(
             err,
             "  asked by {} ({}): {}",
@@ -280,17 +338,20 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
         let (task, always) = match &req.action {
             ToolAction::Network { host, .. } => (
                 format!("approve {host} for this task"),
-                format!("always allow `{suggestion}` ([network] domains)"),
+                format!("[a] always allow `{suggestion}` ([network] domains)  "),
             ),
+            ToolAction::Mcp { server, tool, .. } => (
+                format!("approve {server}/{tool} for this task"),
+                format!("[a] always allow `{suggestion}` ([mcp] allow, your policy file)  "),
+            ),
+            // A server is approved for its exact command; there is no rule to save.
+            ToolAction::McpServer { .. } => ("approve for this task".to_string(), String::new()),
             _ => (
                 "approve for this task".to_string(),
-                format!("always allow `{suggestion}`"),
+                format!("[a] always allow `{suggestion}`  "),
             ),
         };
-        writeln!(
-            err,
-            "  [y] approve once  [t] {task}  [a] {always}  [n] deny"
-        )?;
+        writeln!(err, "  [y] approve once  [t] {task}  {always}[n] deny")?;
     }
     let mut answer = ApprovalAnswer {
         approval_id: req.approval_id.clone(),
@@ -305,6 +366,10 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
         match ask_line("> ")?.to_lowercase().as_str() {
             "y" | "yes" => answer.decision = ApprovalDecision::ApproveOnce,
             "t" => answer.decision = ApprovalDecision::ApproveTask,
+            "a" if matches!(req.action, ToolAction::McpServer { .. }) => {
+                eprintln!("  an MCP server is approved once or for the task: answer y, t or n");
+                continue;
+            }
             "a" => {
                 answer.decision = ApprovalDecision::ApproveAlways;
                 let rule = ask_line(&format!("  rule [{suggestion}]: "))?;
@@ -313,6 +378,14 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
                 } else {
                     rule
                 });
+                if matches!(req.action, ToolAction::Mcp { .. }) {
+                    // A repository's file cannot allow an MCP tool: only the user's counts.
+                    eprintln!(
+                        "  saved to your user policy (a repository's cannot allow MCP tools)"
+                    );
+                    answer.scope = Some(RuleScope::User);
+                    return Ok(answer);
+                }
                 let scope = ask_line("  save to [p]roject or [u]ser policy? [p]: ")?;
                 answer.scope = Some(if scope.starts_with('u') {
                     RuleScope::User
@@ -330,5 +403,55 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
             }
         }
         return Ok(answer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_mcp_request_shows_server_tool_and_indented_arguments() {
+        let action = ToolAction::Mcp {
+            server: "github".into(),
+            tool: "create_issue".into(),
+            arguments: serde_json::json!({"title": "a bug", "body": "x".repeat(500)}),
+        };
+        let lines = details(&action);
+        assert_eq!(lines[0], "  server:    github");
+        assert_eq!(lines[1], "  tool:      create_issue");
+        assert_eq!(lines[2], "  arguments: {");
+        assert!(
+            lines.iter().any(|l| l.contains("\"title\": \"a bug\"")),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| l.chars().count() < 200), "{lines:?}");
+        assert!(describe(&action).contains("`create_issue` of the server `github`"));
+        assert!(describe(&action).ends_with('…'));
+
+        let many: serde_json::Map<String, serde_json::Value> = (0..100)
+            .map(|i| (format!("k{i:03}"), serde_json::json!(i)))
+            .collect();
+        let lines = details(&ToolAction::Mcp {
+            server: "s".into(),
+            tool: "t".into(),
+            arguments: serde_json::Value::Object(many),
+        });
+        assert_eq!(lines.len(), 2 + 40 + 1);
+        assert!(lines[42].contains("62 more lines"), "{}", lines[42]);
+
+        let server = details(&ToolAction::McpServer {
+            server: "fs".into(),
+            command: "npx -y server-filesystem .".into(),
+            origin: "/repo/.bosun/config.toml".into(),
+        });
+        assert_eq!(
+            server,
+            vec![
+                "  server:    fs",
+                "  command:   npx -y server-filesystem .",
+                "  declared:  /repo/.bosun/config.toml"
+            ]
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod export;
 pub mod history;
 pub mod inspect;
 pub mod map;
+pub mod mcp;
 pub mod mcp_list;
 pub mod memory;
 pub mod models;

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 #[derive(Subcommand)]
 pub enum PolicyCommand {
-    /// Print the decision (allow / ask / deny) for a command or a write, and the rule that made it
+    /// Print the decision (allow / ask / deny) for a command, a write or an MCP tool, and the rule
+    /// that made it
     Check(CheckArgs),
 }
 
@@ -30,8 +31,12 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with = "command")]
     write: Option<String>,
     /// Also decide the command connecting to this host through Bosun's proxy
-    #[arg(long, conflicts_with = "write")]
+    #[arg(long, conflicts_with_all = ["write", "mcp"])]
     host: Option<String>,
+    /// Check a call of this MCP tool, written `server/tool` (as `[mcp]` rules name it), instead
+    /// of a command
+    #[arg(long, value_name = "SERVER/TOOL", conflicts_with_all = ["write", "command"])]
+    mcp: Option<String>,
     /// Print one JSON object {decision, rule, source, mode, reason, network, project_scripts}
     #[arg(long)]
     json: bool,
@@ -67,14 +72,24 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
     let mode = args.mode.as_deref().map(parse_mode).transpose()?;
     let files = PolicyFiles::new(&crate::home(), &repo_root, args.policy.clone(), mode);
     let policy = files.load()?;
-    let action = match (&args.write, args.command.is_empty()) {
-        (Some(path), _) => ToolAction::Write {
+    let action = match (&args.write, &args.mcp, args.command.is_empty()) {
+        (Some(path), _, _) => ToolAction::Write {
             paths: vec![path.clone()],
         },
-        (None, false) => ToolAction::Command {
+        (None, Some(name), _) => {
+            let (server, tool) = mcp_tool(name)?;
+            ToolAction::Mcp {
+                server,
+                tool,
+                arguments: serde_json::Value::Object(Default::default()),
+            }
+        }
+        (None, None, false) => ToolAction::Command {
             command: join_argv(&args.command),
         },
-        (None, true) => bail!("give a command after `--`, or --write PATH"),
+        (None, None, true) => {
+            bail!("give a command after `--`, or --write PATH, or --mcp SERVER/TOOL")
+        }
     };
     let d = policy.decide(&action);
     let decision = d.decision.as_str();
@@ -131,6 +146,30 @@ pub fn policy(cmd: PolicyCommand) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `server/tool` as `--mcp` takes it: one MCP tool, named as the `[mcp]` rules name it.
+fn mcp_tool(name: &str) -> anyhow::Result<(String, String)> {
+    let form = "--mcp takes one MCP tool as server/tool, like --mcp github/create_issue";
+    if let Some(rest) = name.strip_prefix("mcp__")
+        && let Some((server, tool)) = rest.split_once("__")
+    {
+        bail!("`{name}` is the name the model sees; did you mean --mcp {server}/{tool}? ({form})");
+    }
+    match name.split_once('/') {
+        Some((server, tool))
+            if !server.is_empty() && !tool.is_empty() && !tool.contains('/') && tool != "*" =>
+        {
+            Ok((server.to_string(), tool.to_string()))
+        }
+        Some((server, "*")) => bail!(
+            "`{name}` names every tool of `{server}`; check one tool, like --mcp {server}/TOOL ({form})"
+        ),
+        None if !name.is_empty() => {
+            bail!("`{name}` has no `/`; did you mean --mcp {name}/TOOL? ({form})")
+        }
+        _ => bail!("`{name}` is not an MCP tool ({form})"),
+    }
 }
 
 /// The network a command gets, as `bosun policy check` prints it.

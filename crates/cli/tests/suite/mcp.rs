@@ -67,7 +67,15 @@ fn offered(server: &MockModelServer) -> Vec<String> {
 #[test]
 fn an_mcp_tool_asks_even_in_full_auto_and_its_result_reaches_the_model_once_approved() {
     let env = Env::new();
-    write_config(&env, &everything(""));
+    // A marker on the server's command line, to find its process afterwards.
+    let marker = format!("bosun-mcp-test-{}", std::process::id());
+    write_config(
+        &env,
+        &format!(
+            "[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\", {marker:?}]\n",
+            package("server-everything").display().to_string()
+        ),
+    );
     let server = MockModelServer::start_blocking(vec![
         tools(vec![call(
             "c1",
@@ -111,6 +119,16 @@ fn an_mcp_tool_asks_even_in_full_auto_and_its_result_reaches_the_model_once_appr
                 .unwrap_or("")
                 .contains("hello over mcp")),
         "the result went back to the model"
+    );
+    // The server died with its task.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "still running: {}",
+        String::from_utf8_lossy(&left.stdout)
     );
 }
 
@@ -304,4 +322,182 @@ fn a_server_a_repository_declares_waits_for_approval_of_its_exact_command() {
         |req| json!({"approval_id": req.approval_id, "decision": "deny"}),
     );
     assert_eq!(asks(&run).len(), 1);
+}
+
+#[test]
+fn a_stdio_server_writes_only_in_its_tasks_worktree() {
+    let env = Env::new();
+    let outside = env.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let outside = std::fs::canonicalize(outside).unwrap();
+    // The server itself would write anywhere it is told to: the sandbox is what stops it.
+    write_config(
+        &env,
+        &format!(
+            "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{:?}, \".\", {:?}]\n",
+            package("server-filesystem").display().to_string(),
+            outside.display().to_string()
+        ),
+    );
+    let target = outside.join("escaped.txt");
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![call(
+            "c1",
+            "mcp__fs__write_file",
+            json!({"path": target.display().to_string(), "content": "out of the worktree"}),
+        )]),
+        text("Tried."),
+    ])
+    .unwrap();
+    let run = run_answering(
+        &env,
+        &server,
+        "write outside",
+        &["--mode", "full-auto"],
+        |req| json!({"approval_id": req.approval_id, "decision": "approve_once"}),
+    );
+    let end = &ends(&run)[0];
+    assert_eq!(
+        end.status,
+        ToolCallStatus::Error,
+        "{end:?}\n{}",
+        run.stderr()
+    );
+    assert!(!target.exists(), "the server wrote outside the worktree");
+    assert_eq!(
+        run.code(),
+        Some(6),
+        "nothing changed: answered\n{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn the_mcp_policy_allows_denies_and_approve_always_writes_the_rule() {
+    let env = Env::new();
+    write_config(&env, &everything(""));
+    std::fs::write(
+        env.home.join("policy.toml"),
+        "[mcp]\nallow = [\"everything/echo\"]\ndeny = [\"everything/get-env\"]\n",
+    )
+    .unwrap();
+    let server = MockModelServer::start_blocking(vec![
+        tools(vec![
+            call("c1", "mcp__everything__echo", json!({"message": "unasked"})),
+            call("c2", "mcp__everything__get-env", json!({})),
+        ]),
+        tools(vec![call(
+            "c3",
+            "mcp__everything__get-sum",
+            json!({"a": 1, "b": 2}),
+        )]),
+        text("Done."),
+    ])
+    .unwrap();
+    let run = run_answering(&env, &server, "use the tools", &[], |req| {
+        assert_eq!(
+            req.tool, "mcp__everything__get-sum",
+            "only the unruled tool asks"
+        );
+        assert!(
+            req.suggestions.contains(&"everything/get-sum".to_string()),
+            "{:?}",
+            req.suggestions
+        );
+        json!({"approval_id": req.approval_id, "decision": "approve_always", "rule": "everything/get-sum"})
+    });
+    let ends = ends(&run);
+    assert_eq!(ends.len(), 3, "{}", run.stderr());
+    assert_eq!(ends[0].status, ToolCallStatus::Success, "{:?}", ends[0]);
+    assert!(ends[0].output.contains("unasked"));
+    assert_eq!(ends[1].status, ToolCallStatus::Denied, "{:?}", ends[1]);
+    assert!(
+        ends[1]
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("everything/get-env"),
+        "{:?}",
+        ends[1]
+    );
+    assert_eq!(ends[2].status, ToolCallStatus::Success, "{:?}", ends[2]);
+    assert_eq!(asks(&run).len(), 1);
+    let policy = std::fs::read_to_string(env.home.join("policy.toml")).unwrap();
+    assert!(policy.contains("everything/get-sum"), "{policy}");
+}
+
+#[test]
+fn mcp_list_shows_each_servers_state_and_tools() {
+    let env = Env::new();
+    write_config(
+        &env,
+        &format!(
+            "{}\n[mcp_servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo no such server >&2; exit 7\"]\n\n[mcp_servers.off]\ncommand = \"node\"\nenabled = false\n",
+            everything("")
+        ),
+    );
+    std::fs::create_dir_all(env.repo.join(".bosun")).unwrap();
+    std::fs::write(
+        env.repo.join(".bosun/config.toml"),
+        "[mcp_servers.theirs]\ncommand = \"node\"\nargs = [\"x.js\"]\n",
+    )
+    .unwrap();
+    let out = env
+        .bosun()
+        .args(["mcp", "list", "--json", "--repo", path_str(&env.repo)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed server: exit 1");
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let state = |name: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {list:#}"))
+            .clone()
+    };
+    let everything = state("everything");
+    assert_eq!(everything["state"], "running", "{everything:#}");
+    assert!(
+        everything["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["model_name"] == "mcp__everything__echo"),
+        "{everything:#}"
+    );
+    let broken = state("broken");
+    assert_eq!(broken["state"], "failed");
+    let why = broken["error"].as_str().unwrap();
+    assert!(
+        why.contains("exit code 7") && why.contains("no such server"),
+        "{why}"
+    );
+    assert_eq!(state("off")["state"], "disabled");
+    let theirs = state("theirs");
+    assert_eq!(theirs["state"], "awaiting_approval");
+    assert!(
+        theirs["origin"]
+            .as_str()
+            .unwrap()
+            .ends_with(".bosun/config.toml")
+    );
+
+    // The text form says the same, a line per server and a line per tool.
+    let (ok, text, err) = env.text(&["mcp", "list", "--repo", path_str(&env.repo)]);
+    assert!(!ok, "{err}");
+    assert!(text.contains("everything  stdio  running"), "{text}");
+    assert!(text.contains("  mcp__everything__echo"), "{text}");
+    assert!(text.contains("broken  stdio  failed"), "{text}");
+    assert!(text.contains("awaiting approval"), "{text}");
+
+    // Nothing configured: says how to add one.
+    let empty = Env::new();
+    let (ok, text, _) = empty.text(&["mcp", "list", "--repo", path_str(&empty.repo)]);
+    assert!(ok);
+    assert!(
+        text.contains("No MCP servers are configured") && text.contains("bosun mcp import"),
+        "{text}"
+    );
 }

@@ -18,6 +18,7 @@ mod inspect;
 mod journal;
 mod map;
 mod mcp;
+mod mcp_import;
 mod memory;
 mod model_limits;
 mod modes;

@@ -146,3 +146,53 @@ fn policy_check_says_project_scripts_are_not_inspected_and_inline_code_is_read()
     );
     assert!(!out.contains("project scripts"), "{out}");
 }
+
+#[test]
+fn policy_check_decides_an_mcp_tool_and_names_the_rule() {
+    let env = Env::new();
+    let file = user_policy(
+        &env,
+        "mode = \"full-auto\"\n[mcp]\nallow = [\"fs/*\"]\ndeny = [\"fs/rm\"]\n",
+    );
+    let check = |args: &[&str]| {
+        let mut all = vec!["policy", "check", "--repo", path_str(&env.repo)];
+        all.extend_from_slice(args);
+        env.text(&all)
+    };
+    let (ok, out, err) = check(&["--mcp", "fs/read_file"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("allow: the MCP tool `fs/read_file` is allowed"),
+        "{out}"
+    );
+    assert!(out.contains("rule:   mcp.allow \"fs/*\""), "{out}");
+    assert!(out.contains(&format!("source: {file}:3")), "{out}");
+    let (ok, out, _) = check(&["--json", "--mcp", "fs/rm"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["decision"].as_str(), v["rule"].as_str()),
+        (Some("deny"), Some("mcp.deny \"fs/rm\""))
+    );
+    // No rule: asks although the user's mode is full-auto.
+    let (ok, out, _) = check(&["--mcp", "github/create_issue"]);
+    assert!(ok);
+    assert!(
+        out.starts_with("ask: no [mcp] rule names `github/create_issue`"),
+        "{out}"
+    );
+    assert!(out.contains("source: built-in"), "{out}");
+    // Malformed names fail and say what they could have meant.
+    for (name, hint) in [
+        ("github", "did you mean --mcp github/TOOL"),
+        (
+            "mcp__github__create_issue",
+            "did you mean --mcp github/create_issue",
+        ),
+        ("github/*", "check one tool"),
+    ] {
+        let (ok, _, err) = check(&["--mcp", name]);
+        assert!(!ok, "{name}");
+        assert!(err.contains(hint), "{name}: {err}");
+    }
+}

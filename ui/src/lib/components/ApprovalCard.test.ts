@@ -287,3 +287,63 @@ describe("the approval card for a failed plan node", () => {
     expect(answers.map((a) => a.decision)).toEqual(["deny"]);
   });
 });
+
+describe("the approval card for an MCP tool", () => {
+  const mcpRequest: ApprovalRequested = {
+    ...request,
+    tool: "mcp__github__create_issue",
+    action: {
+      kind: "mcp",
+      server: "github",
+      tool: "create_issue",
+      arguments: { title: "Crash on empty config", labels: ["bug"], body: "x".repeat(2000) },
+    },
+    reason: "no [mcp] rule names `github/create_issue`: MCP tools ask by default in every mode",
+    rule: "mcp",
+    source: "built-in",
+    suggestions: ["github/create_issue", "github/*"],
+  };
+
+  it("shows the server, the tool and the arguments as indented JSON, in a box that scrolls", () => {
+    const { card } = render(mcpRequest);
+    expect(card.querySelector("header strong")?.textContent).toBe("MCP tool");
+    expect(card.querySelector("[data-mcp-server]")?.textContent).toBe("github");
+    expect(card.querySelector("[data-mcp-tool]")?.textContent).toBe("create_issue");
+    const args = card.querySelector<HTMLElement>("[data-arguments]")!;
+    expect(args.textContent).toContain('"title": "Crash on empty config"');
+    expect(args.textContent).toContain('  "labels": [\n    "bug"\n  ]');
+    expect(args.classList.contains("json")).toBe(true);
+    expect(card.querySelector("[data-rule]")?.textContent).toBe("mcp");
+    expect(card.querySelector("[data-source]")?.textContent).toBe("built-in");
+  });
+
+  it("saves an always rule as server/tool to the user's policy, never the repository's", () => {
+    const { card, answers } = render(mcpRequest);
+    expect(card.querySelector<HTMLInputElement>('input[name="rule"]')?.value).toBe("github/create_issue");
+    expect(card.querySelector('input[name="scope"]')).toBeNull();
+    expect(card.querySelector("[data-scope-note]")?.textContent).toContain("user policy");
+    type(card.querySelector<HTMLInputElement>('input[name="rule"]')!, "github/*");
+    press("a");
+    expect(answers).toEqual([{ approval_id: "ap_1", decision: "approve_always", by: "app", rule: "github/*", scope: "user" }]);
+  });
+
+  it("shows the exact command and the declaring file for a project's server, and offers no rule", () => {
+    const { card, answers } = render({
+      ...request,
+      tool: "mcp_server",
+      action: { kind: "mcp_server", server: "fs", command: "npx -y @modelcontextprotocol/server-filesystem .", origin: "/repo/.bosun/config.toml" },
+      rule: "mcp server",
+      source: "built-in",
+      suggestions: [],
+    });
+    expect(card.querySelector("header strong")?.textContent).toBe("Start an MCP server");
+    expect(card.querySelector("[data-mcp-server]")?.textContent).toBe("fs");
+    expect(card.querySelector("[data-origin]")?.textContent).toBe("/repo/.bosun/config.toml");
+    expect(card.querySelector("[data-mcp-command]")?.textContent).toBe("$ npx -y @modelcontextprotocol/server-filesystem .");
+    expect(card.querySelector('input[name="rule"]')).toBeNull();
+    press("a");
+    expect(answers).toEqual([]);
+    press("y");
+    expect(answers.map((a) => a.decision)).toEqual(["approve_once"]);
+  });
+});
