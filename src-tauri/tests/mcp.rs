@@ -23,13 +23,14 @@ fn home() -> (tempfile::TempDir, std::path::PathBuf) {
 async fn listing_reports_each_server_and_a_failed_one_says_why() {
     let (_dir, home) = home();
     let reports = mcp::servers(&home, None).await.unwrap();
-    let states: Vec<(&str, ServerState)> = reports
-        .iter()
-        .map(|r| (r.name.as_str(), r.state))
-        .collect();
+    let states: Vec<(&str, ServerState)> =
+        reports.iter().map(|r| (r.name.as_str(), r.state)).collect();
     assert_eq!(
         states,
-        vec![("docs", ServerState::Disabled), ("gone", ServerState::Failed)]
+        vec![
+            ("docs", ServerState::Disabled),
+            ("gone", ServerState::Failed)
+        ]
     );
     let gone = &reports[1];
     assert_eq!(gone.target, "/nonexistent/mcp-server");
@@ -83,10 +84,17 @@ async fn bad_input_gets_an_error_that_says_what_to_do() {
     let listed = mcp::servers(&home, Some(&shown)).await.unwrap();
     let lint = listed.iter().find(|r| r.name == "lint").unwrap();
     assert_eq!(lint.state, ServerState::AwaitingApproval);
-    assert!(lint.origin.ends_with(".bosun/config.toml"), "{}", lint.origin);
+    assert!(
+        lint.origin.ends_with(".bosun/config.toml"),
+        "{}",
+        lint.origin
+    );
     let err = mcp::set_enabled(&home, "lint", Some(&shown), false)
         .await
         .unwrap_err();
     assert!(err.message.contains("when a task"), "{}", err.message);
-    assert_eq!(std::fs::read_to_string(home.join("config.toml")).unwrap(), CONFIG);
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).unwrap(),
+        CONFIG
+    );
 }

@@ -222,13 +222,7 @@ async fn list_only(
             .load()
             .map(|p| p.sandbox())
             .unwrap_or_default();
-    let sandboxing = crate::sandboxing::Sandboxing::for_task(
-        home,
-        &id,
-        &worktree,
-        true,
-        None,
-    );
+    let sandboxing = crate::sandboxing::Sandboxing::for_task(home, &id, &worktree, true, None);
     let launch = bosun_mcp::Launch {
         worktree: worktree.clone(),
         scratch: scratch.join("tmp"),
