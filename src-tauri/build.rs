@@ -80,6 +80,7 @@ fn main() {
         "set_memory_enabled",
         "mcp_servers",
         "mcp_set_enabled",
+        "mcp_import",
         "batch_start",
         "batch_list",
         "batch_status",

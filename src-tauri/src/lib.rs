@@ -190,6 +190,7 @@ pub fn run() -> Result<(), tauri::Error> {
             memory::set_memory_enabled,
             mcp::mcp_servers,
             mcp::mcp_set_enabled,
+            mcp::mcp_import,
             batch::batch_start,
             batch::batch_list,
             batch::batch_status,

@@ -54,3 +54,41 @@ pub async fn mcp_set_enabled(
 ) -> Result<ServerReport, IpcError> {
     set_enabled(&bosun_store::bosun_home(), &name, repo.as_deref(), enabled).await
 }
+
+/// Another agent's servers (`from`: `claude`, `codex` or a file), read as `bosun mcp import`
+/// reads them; Claude Code's project entries are those of `repo` (none: of no project).
+/// Without `write` nothing is written; with it the new ones `names` lists are.
+pub fn import(
+    home: &Path,
+    from: &str,
+    repo: Option<&str>,
+    names: Option<&[String]>,
+    write: bool,
+) -> Result<bosun_core::mcp_import::ImportReport, IpcError> {
+    let mut places = bosun_mcp::Places::from_env();
+    places.cwd = match root(repo)? {
+        Some(r) => r,
+        None => places.home.clone().unwrap_or_else(|| home.to_path_buf()),
+    };
+    Ok(bosun_core::mcp_import::import(
+        home, from, &places, names, write,
+    )?)
+}
+
+/// Imports (or, with `write` false, shows) the MCP servers of Claude Code or Codex into
+/// `config.toml`.
+#[tauri::command(async)]
+pub fn mcp_import(
+    from: String,
+    repo: Option<String>,
+    names: Option<Vec<String>>,
+    write: bool,
+) -> Result<bosun_core::mcp_import::ImportReport, IpcError> {
+    import(
+        &bosun_store::bosun_home(),
+        &from,
+        repo.as_deref(),
+        names.as_deref(),
+        write,
+    )
+}

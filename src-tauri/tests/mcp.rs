@@ -98,3 +98,53 @@ async fn bad_input_gets_an_error_that_says_what_to_do() {
         CONFIG
     );
 }
+
+#[test]
+fn importing_from_a_file_previews_then_writes_the_chosen_server() {
+    let (dir, home) = home();
+    let file = dir.path().join("claude.json");
+    std::fs::write(
+        &file,
+        r#"{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}, "gone": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    let from = file.display().to_string();
+    let preview = mcp::import(&home, &from, None, None, false).unwrap();
+    let seen: Vec<(&str, &str)> = preview
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.target.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "everything",
+                "npx -y @modelcontextprotocol/server-everything"
+            ),
+            ("gone", "x")
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).unwrap(),
+        CONFIG
+    );
+
+    let names = vec!["everything".to_string()];
+    let done = mcp::import(&home, &from, None, Some(&names), true).unwrap();
+    assert_eq!(done.imported, 1);
+    let text = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    assert!(text.starts_with(CONFIG), "{text}");
+    assert!(
+        text.contains("[mcp_servers.everything]\ncommand = \"npx\""),
+        "{text}"
+    );
+
+    let err = mcp::import(&home, "cursor", None, None, false).unwrap_err();
+    assert_eq!(err.code, "config_error");
+    assert!(
+        err.message.contains("`claude`, `codex` or a file"),
+        "{}",
+        err.message
+    );
+}
