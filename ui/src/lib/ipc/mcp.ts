@@ -28,3 +28,17 @@ export function mcpSetEnabled(name: string, repo: string | null, enabled: boolea
 export function isProjectServer(s: McpServerReport): boolean {
   return s.origin.endsWith(".bosun/config.toml");
 }
+
+export type { McpImportReport } from "../bindings/McpImportReport";
+export type { McpImportRow } from "../bindings/McpImportRow";
+import type { McpImportReport } from "../bindings/McpImportReport";
+
+/**
+ * Another agent's MCP servers (`from`: `claude`, `codex` or a file), Claude Code's project entries
+ * being `repo`'s. With `write` false nothing is written (each new, valid server is `new`); with it
+ * the new ones `names` lists are written to config.toml (`imported`). Rejects with `config_error`
+ * for an unknown source or name, or a config.toml Bosun cannot read.
+ */
+export function mcpImport(from: string, repo: string | null, names: string[] | null, write: boolean): Promise<McpImportReport> {
+  return call("mcp_import", { from, repo, names, write });
+}

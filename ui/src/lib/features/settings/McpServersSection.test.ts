@@ -161,4 +161,65 @@ describe("the MCP servers section", () => {
     await settle();
     expect(target.querySelector('[data-testid="mcp-error-list"]')!.textContent).toContain("give `command` or `url`");
   });
+
+  it("imports from Codex: shows what it holds first, then writes the servers ticked and lists them", async () => {
+    let imported = false;
+    const found = (write: boolean, names: string[] | null) => ({
+      config_path: "/home/u/.bosun/config.toml",
+      looked: ["/home/u/.codex/config.toml (mcp_servers)"],
+      servers: [
+        { name: "everything", original_name: "everything", origin: "/home/u/.codex/config.toml: mcp_servers", transport: "stdio", target: "npx -y @modelcontextprotocol/server-everything", outcome: write ? (names?.includes("everything") ? "imported" : "skipped") : "new", reason: null, notes: [] },
+        { name: "docs", original_name: "docs", origin: "/home/u/.codex/config.toml: mcp_servers", transport: "http", target: "https://docs.example.com/mcp", outcome: write ? (names?.includes("docs") ? "imported" : "skipped") : "new", reason: null, notes: ["the header Authorization was dropped: set bearer_token_env_var"] },
+        { name: "broken", original_name: "broken", origin: "/home/u/.codex/config.toml: mcp_servers", transport: "stdio", target: "", outcome: "invalid", reason: "give `command` or `url`", notes: [] },
+      ],
+      unreadable: [],
+      imported: write ? (names?.length ?? 0) : 0,
+    });
+    const { target, calls } = render((cmd, args) => {
+      if (cmd === "mcp_servers") return imported ? [everything] : [];
+      if (cmd === "mcp_import") {
+        if (args.write) imported = true;
+        return found(args.write as boolean, args.names as string[] | null);
+      }
+      throw new Error(cmd);
+    });
+    await settle();
+    target.querySelector<HTMLButtonElement>('[data-import-from="codex"]')!.click();
+    await settle();
+    expect(calls.at(-1)).toEqual({ cmd: "mcp_import", args: { from: "codex", repo: null, names: null, write: false } });
+    const box = target.querySelector('[data-testid="mcp-import-found"]')!;
+    expect(box.textContent).toContain("npx -y @modelcontextprotocol/server-everything");
+    expect(box.textContent).toContain("note: the header Authorization was dropped");
+    const pick = (name: string) => box.querySelector<HTMLInputElement>(`[data-import-server="${name}"] input`)!;
+    expect(pick("everything").checked).toBe(true);
+    expect(pick("broken").disabled).toBe(true);
+    expect(box.querySelector('[data-import-server="broken"]')!.textContent).toContain("give `command` or `url`");
+    pick("docs").click();
+    flushSync();
+    const write = target.querySelector<HTMLButtonElement>('[data-testid="mcp-import-write"]')!;
+    expect(write.textContent!.trim()).toBe("Import 1 server");
+    write.click();
+    await settle();
+    expect(calls.filter((c) => c.cmd === "mcp_import").at(-1)).toEqual({ cmd: "mcp_import", args: { from: "codex", repo: null, names: ["everything"], write: true } });
+    expect(target.querySelector('[data-testid="mcp-import-done"]')!.textContent).toContain("Imported 1 server from Codex into /home/u/.bosun/config.toml");
+    // The list is asked again and shows the new server.
+    expect(calls.at(-1)).toEqual({ cmd: "mcp_servers", args: { repo: null } });
+    expect(target.querySelector('[data-mcp-server="everything"]')).not.toBeNull();
+  });
+
+  it("says so when the source holds no server, and shows a source's error", async () => {
+    const { target } = render((cmd, args) => {
+      if (cmd === "mcp_servers") return [];
+      if (cmd === "mcp_import" && args.from === "claude") return { config_path: "/c", looked: ["/home/u/.claude.json (not found)"], servers: [], unreadable: [], imported: 0 };
+      if (cmd === "mcp_import") throw { code: "config_error", message: "/home/u/.codex/config.toml is not valid TOML: expected `=`" };
+      throw new Error(cmd);
+    });
+    await settle();
+    target.querySelector<HTMLButtonElement>('[data-import-from="claude"]')!.click();
+    await settle();
+    expect(target.querySelector('[data-testid="mcp-import-none"]')!.textContent).toContain("Claude Code has no MCP servers configured. Looked in /home/u/.claude.json (not found).");
+    target.querySelector<HTMLButtonElement>('[data-import-from="codex"]')!.click();
+    await settle();
+    expect(target.querySelector('[data-testid="mcp-import-error"]')!.textContent).toContain("is not valid TOML");
+  });
 });
