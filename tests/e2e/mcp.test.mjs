@@ -2,7 +2,8 @@
 // `@modelcontextprotocol/server-everything` (a pinned npm devDependency) declared in
 // $BOSUN_HOME/config.toml and the scripted mock model as the provider.
 // (a) Settings lists the server running with its tools; its switch turns it off: it shows
-//     disabled, and config.toml says `enabled = false`.
+//     disabled, and config.toml says `enabled = false`. Then Codex's server (CODEX_HOME) is
+//     imported from Settings: shown first, then written to config.toml and listed running.
 // (b) A task in full-auto whose model calls `mcp__everything__echo`: the call still asks (MCP tools
 //     are asked in every mode), the approval card names it, and once approved the server's answer
 //     shows in the timeline like any tool call's output.
@@ -38,8 +39,8 @@ function writeConfig(home, url) {
   );
 }
 
-async function openApp(t, home) {
-  const driver = await startDriver({ env: { BOSUN_HOME: home } });
+async function openApp(t, home, env = {}) {
+  const driver = await startDriver({ env: { BOSUN_HOME: home, ...env } });
   t.after(() => driver.stop());
   const app = await openSession(driver.url, bin("bosun-app"));
   t.after(() => app.close());
@@ -66,7 +67,14 @@ describe("MCP servers in the app", () => {
     t.after(() => mock.stop());
     const home = join(dir, "home");
     writeConfig(home, mock.url);
-    const app = await openApp(t, home);
+    // Codex's config, for the import: one server of its own.
+    const codexHome = join(dir, "codex");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      `[mcp_servers.codex-everything]\ncommand = "node"\nargs = [${JSON.stringify(realpathSync(everythingJs))}, "stdio"]\n`,
+    );
+    const app = await openApp(t, home, { CODEX_HOME: codexHome });
 
     await app.click(await waitFor("the Settings button", () => app.find("[data-settings-button]")));
     await waitFor("the MCP servers section", () => app.find('[data-testid="settings-mcp"]'));
@@ -98,6 +106,24 @@ describe("MCP servers in the app", () => {
     // And a refresh lists it disabled from the file.
     await clickIn(app, '[data-testid="mcp-refresh"]');
     await waitFor("the refreshed list", async () => (await app.count('[data-testid="mcp-loading"]')) === 0 && (await state()) === "disabled", 30_000);
+
+    // Import from Codex: what it holds first, then written and listed running.
+    await clickIn(app, '[data-import-from="codex"]');
+    const found = '[data-import-server="codex-everything"]';
+    await waitFor("Codex's server to import", () => app.find(found), 30_000);
+    assert.equal(await app.run(`return document.querySelector('${found}').dataset.outcome;`), "new");
+    assert.equal(await app.run(`return document.querySelector('${found} input').checked;`), true);
+    assert.doesNotMatch(readFileSync(join(home, "config.toml"), "utf8"), /codex-everything/);
+    await app.run("document.querySelector('[data-testid=mcp-import]').scrollIntoView({block: 'center'});");
+    await screenshot(app, "mcp-import.png");
+    await clickIn(app, '[data-testid="mcp-import-write"]');
+    await waitFor("the import done", () => app.find('[data-testid="mcp-import-done"]'), 30_000);
+    assert.match(readFileSync(join(home, "config.toml"), "utf8"), /\[mcp_servers\.codex-everything\]\ncommand = "node"/);
+    await waitFor("the imported server listed running", async () =>
+      (await app.run("return document.querySelector('[data-mcp-server=\"codex-everything\"]')?.dataset.state ?? null;")) === "running", 60_000);
+    await app.run("document.querySelector('[data-mcp-server=\"codex-everything\"]').scrollIntoView({block: 'center'});");
+    const imported = await screenshot(app, "mcp-imported.png");
+    t.diagnostic(`screenshot: ${imported}`);
   });
 
   it("asks before an MCP tool call in full-auto, and once approved shows the server's answer in the timeline", { timeout: 120_000 }, async (t) => {
