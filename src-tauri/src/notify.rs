@@ -34,14 +34,14 @@ pub fn summary(req: &ApprovalRequested) -> String {
         ToolAction::PlanNodeFailed { node, step, .. } => {
             format!("plan node {node} ({step}) failed: retry, skip or stop")
         }
-        ToolAction::Mcp { server, tool, .. } => {
-            format!("the MCP server {server} would run its tool {tool}")
-        }
+        ToolAction::Mcp {
+            server,
+            tool,
+            arguments,
+        } => format!("MCP {server}/{tool} {arguments}"),
         ToolAction::McpServer {
             server, command, ..
-        } => {
-            format!("start the MCP server {server}: {command}")
-        }
+        } => format!("start the MCP server {server}: {command}"),
     };
     if what.chars().count() <= 160 {
         return what;

@@ -44,6 +44,11 @@ pub struct Launch {
     pub network: Option<Network>,
 }
 
+/// The verdict on a connection from a command line to a host.
+pub type HostDecider = Arc<dyn Fn(&str, &str) -> bosun_exec::Verdict + Send + Sync>;
+/// Journals a finished connection of the named server.
+pub type ConnectionSink = Arc<dyn Fn(&str, bosun_exec::ConnectionReport) + Send + Sync>;
+
 /// Decides a sandboxed server's connections, as the policy decides a command's.
 #[derive(Clone)]
 pub struct Network {
@@ -53,9 +58,9 @@ pub struct Network {
     pub grants: Arc<dyn Fn(&str) -> bool + Send + Sync>,
     /// The verdict on a connection from the command line to a host. A host no rule allows is
     /// refused: a server runs between tool calls, with no one to ask.
-    pub decide: Arc<dyn Fn(&str, &str) -> bosun_exec::Verdict + Send + Sync>,
+    pub decide: HostDecider,
     /// Journals a finished connection of the named server.
-    pub report: Arc<dyn Fn(&str, bosun_exec::ConnectionReport) + Send + Sync>,
+    pub report: ConnectionSink,
 }
 
 impl std::fmt::Debug for Network {
