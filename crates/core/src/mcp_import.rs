@@ -196,7 +196,10 @@ pub fn import(
             ))
         })?;
         for (server, notes) in &chosen {
-            table.insert(&server.name, Item::Table(server_table(server, notes)));
+            table.insert(
+                &server.name,
+                Item::Table(server_table(server, notes, "Bosun's Settings")),
+            );
         }
         let out = doc.to_string();
         toml::from_str::<BosunConfig>(&out).map_err(|e| {
@@ -233,8 +236,9 @@ fn credential_note(r: &bosun_policy::redact::Redactor, c: &McpServerConfig) -> O
     })
 }
 
-/// `[mcp_servers.NAME]`, with a comment saying where it came from and what to do by hand.
-fn server_table(server: &ImportedServer, notes: &[String]) -> Table {
+/// `[mcp_servers.NAME]`, with a comment saying who imported it (`by`) from where, and what to
+/// do by hand. The table `bosun mcp import` writes too.
+pub fn server_table(server: &ImportedServer, notes: &[String], by: &str) -> Table {
     let c = &server.config;
     let mut t = Table::new();
     let list = |items: &[String]| {
@@ -282,10 +286,7 @@ fn server_table(server: &ImportedServer, notes: &[String]) -> Table {
         }
     }
     let one_line = |s: &str| s.replace(['\n', '\r'], " ");
-    let mut prefix = format!(
-        "\n# imported by Bosun's Settings from {}\n",
-        one_line(&server.origin)
-    );
+    let mut prefix = format!("\n# imported by {by} from {}\n", one_line(&server.origin));
     for note in notes {
         prefix.push_str(&format!("# note: {}\n", one_line(note)));
     }
