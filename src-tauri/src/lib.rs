@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod feed;
 pub mod history;
+pub mod mcp;
 pub mod memory;
 pub mod notify;
 pub mod prepare;
@@ -187,6 +188,9 @@ pub fn run() -> Result<(), tauri::Error> {
             memory::delete_memory,
             memory::add_memory,
             memory::set_memory_enabled,
+            mcp::mcp_servers,
+            mcp::mcp_set_enabled,
+            mcp::mcp_import,
             batch::batch_start,
             batch::batch_list,
             batch::batch_status,

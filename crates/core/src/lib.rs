@@ -19,6 +19,8 @@ pub mod export;
 pub mod fork;
 mod guard;
 pub mod mcp;
+pub mod mcp_import;
+pub mod mcp_settings;
 pub mod memory;
 pub mod nudge;
 pub mod orchestrate;

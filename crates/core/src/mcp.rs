@@ -199,11 +199,53 @@ pub async fn list(
     home: &Path,
     repo_root: Option<&Path>,
 ) -> Result<Vec<bosun_mcp::ServerReport>, CoreError> {
-    let all = configured(home, repo_root)?;
+    list_only(home, repo_root, None).await
+}
+
+/// One server as [`list`] reports it (only that one is started): what Settings shows after
+/// turning it on or off. An unknown name is a `Config` error naming the configured ones.
+pub async fn report(
+    home: &Path,
+    repo_root: Option<&Path>,
+    name: &str,
+) -> Result<bosun_mcp::ServerReport, CoreError> {
+    let mut reports = list_only(home, repo_root, Some(name)).await?;
+    match reports.pop() {
+        Some(r) => Ok(r),
+        None => {
+            let known: Vec<String> = configured(home, repo_root)?
+                .into_iter()
+                .map(|c| c.declared.name)
+                .collect();
+            Err(CoreError::Config(format!(
+                "no MCP server is named `{name}`; configured: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+async fn list_only(
+    home: &Path,
+    repo_root: Option<&Path>,
+    only: Option<&str>,
+) -> Result<Vec<bosun_mcp::ServerReport>, CoreError> {
+    let mut all = configured(home, repo_root)?;
+    if let Some(name) = only {
+        all.retain(|c| c.declared.name == name);
+    }
     let names: Vec<String> = all.iter().map(|c| c.declared.name.clone()).collect();
-    let scratch = home
-        .join("tmp")
-        .join(format!("mcp-list-{}", std::process::id()));
+    // One directory per listing: the app may list while it reports one server.
+    let id = format!(
+        "mcp-list-{}-{}",
+        std::process::id(),
+        ulid::Ulid::new().to_string().to_lowercase()
+    );
+    let scratch = home.join("tmp").join(&id);
     let worktree = scratch.join("work");
     std::fs::create_dir_all(&worktree)
         .map_err(|e| CoreError::Config(format!("cannot create {}: {e}", worktree.display())))?;
@@ -212,17 +254,11 @@ pub async fn list(
             .load()
             .map(|p| p.sandbox())
             .unwrap_or_default();
-    let sandboxing = crate::sandboxing::Sandboxing::for_task(
-        home,
-        &format!("mcp-list-{}", std::process::id()),
-        &worktree,
-        true,
-        None,
-    );
+    let sandboxing = crate::sandboxing::Sandboxing::for_task(home, &id, &worktree, true, None);
     let (io_dir, private) = crate::sandboxing::mcp_dirs(home);
     let launch = bosun_mcp::Launch {
         worktree: worktree.clone(),
-        scratch: private.join(format!("list-{}", std::process::id())),
+        scratch: private.join(&id),
         io_dir,
         confinement: confinement(&sandboxing, &rules),
         network: None,

@@ -155,15 +155,21 @@ pub fn repo_section<'a>(
     config: &'a crate::BosunConfig,
     repo_root: &Path,
 ) -> Option<&'a RepoSettings> {
+    repo_section_key(config, repo_root).and_then(|k| config.repos.get(k))
+}
+
+/// The key of your `[repos."<path>"]` section for `repo_root`, spelled as in the file (see
+/// [`repo_section`]).
+pub fn repo_section_key<'a>(config: &'a crate::BosunConfig, repo_root: &Path) -> Option<&'a str> {
     let key = repo_root.display().to_string();
-    if let Some(s) = config.repos.get(&key) {
-        return Some(s);
+    if let Some((k, _)) = config.repos.get_key_value(&key) {
+        return Some(k.as_str());
     }
     let same = |k: &str| {
         std::fs::canonicalize(Path::new(k)).is_ok_and(|p| p == repo_root)
             || Path::new(k.trim_end_matches('/')) == repo_root
     };
-    config.repos.iter().find(|(k, _)| same(k)).map(|(_, s)| s)
+    config.repos.keys().find(|k| same(k)).map(String::as_str)
 }
 
 /// Resolves the settings of a new task of `repo_root` (canonical, as `task_started.repo`).

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+use toml_edit::{DocumentMut, Item, Table};
 
 #[derive(Subcommand)]
 pub enum McpCommand {
@@ -267,63 +267,7 @@ fn mcp_servers_table<'d>(doc: &'d mut DocumentMut, path: &Path) -> anyhow::Resul
 
 /// `[mcp_servers.NAME]`, with a comment saying where it came from and what to do by hand.
 fn server_table(row: &Row) -> Table {
-    let c = &row.server.config;
-    let mut t = Table::new();
-    let text = |s: &str| value(s);
-    let list = |items: &[String]| {
-        let mut a = Array::new();
-        a.extend(items.iter().map(String::as_str));
-        value(a)
-    };
-    let map = |m: &std::collections::BTreeMap<String, String>| {
-        let mut i = InlineTable::new();
-        for (k, v) in m {
-            i.insert(k, v.as_str().into());
-        }
-        value(i)
-    };
-    if let Some(command) = &c.command {
-        t.insert("command", text(command));
-    }
-    if !c.args.is_empty() {
-        t.insert("args", list(&c.args));
-    }
-    if !c.env.is_empty() {
-        t.insert("env", map(&c.env));
-    }
-    if !c.env_vars.is_empty() {
-        t.insert("env_vars", list(&c.env_vars));
-    }
-    if let Some(url) = &c.url {
-        t.insert("url", text(url));
-    }
-    if !c.headers.is_empty() {
-        t.insert("headers", map(&c.headers));
-    }
-    if let Some(var) = &c.bearer_token_env_var {
-        t.insert("bearer_token_env_var", text(var));
-    }
-    if let Some(enabled) = c.enabled {
-        t.insert("enabled", value(enabled));
-    }
-    for (key, secs) in [
-        ("startup_timeout_sec", c.startup_timeout_sec),
-        ("tool_timeout_sec", c.tool_timeout_sec),
-    ] {
-        if let Some(secs) = secs {
-            t.insert(key, value(i64::try_from(secs).unwrap_or(i64::MAX)));
-        }
-    }
-    let one_line = |s: &str| s.replace(['\n', '\r'], " ");
-    let mut prefix = format!(
-        "\n# imported by `bosun mcp import` from {}\n",
-        one_line(&row.server.origin)
-    );
-    for note in &row.notes {
-        prefix.push_str(&format!("# note: {}\n", one_line(note)));
-    }
-    t.decor_mut().set_prefix(prefix);
-    t
+    bosun_core::mcp_import::server_table(row.server, &row.notes, "`bosun mcp import`")
 }
 
 /// Writes through a temporary file beside the real one (a crash leaves the old file or the

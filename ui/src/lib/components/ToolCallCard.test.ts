@@ -118,3 +118,33 @@ describe("a command's network connections", () => {
     expect(rows[1].querySelector("[data-bytes]")).toBeNull();
   });
 });
+
+describe("an MCP tool call", () => {
+  it("shows its server and tool, its arguments and its output like any tool call", () => {
+    const card = render([
+      ev(1, { type: "tool_call_begin", call_id: "c1", tool: "mcp__everything__echo", args: { message: "hello from the window", times: 2 }, recovered: false }),
+      ev(2, {
+        type: "approval_requested",
+        approval_id: "ap1",
+        kind: "tool",
+        call_id: "c1",
+        tool: "mcp__everything__echo",
+        action: { kind: "mcp", server: "everything", tool: "echo", arguments: { message: "hello from the window", times: 2 } },
+        reason: "MCP tools are asked by default",
+        rule: "mcp",
+        source: "built-in",
+        suggestions: [],
+      }),
+      ev(3, { type: "approval_resolved", approval_id: "ap1", call_id: "c1", decision: "approve_once", by: "app" }),
+      ev(4, { type: "tool_call_end", call_id: "c1", status: "success", output: "Echo: hello from the window", duration_ms: 12 }),
+    ]);
+    expect(card.getAttribute("data-tool")).toBe("mcp__everything__echo");
+    expect(card.querySelector("[data-mcp-server]")?.textContent).toBe("everything");
+    expect(card.querySelector(".name")?.textContent).toBe("echo");
+    expect(card.querySelector(".summary")?.textContent).toBe("message: hello from the window, times: 2");
+    expect(card.querySelector('[data-testid="mcp-arguments"]')?.textContent).toBe(JSON.stringify({ message: "hello from the window", times: 2 }, null, 2));
+    expect(card.textContent).toContain("Approved once");
+    expect(card.textContent).toContain("Echo: hello from the window");
+    expect(card.getAttribute("data-status")).toBe("success");
+  });
+});

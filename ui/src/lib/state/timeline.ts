@@ -580,6 +580,11 @@ export function argsSummary(tool: string, args: unknown): string {
   if (typeof args === "string") return args;
   if (args === null || typeof args !== "object") return "";
   const a = args as Record<string, unknown>;
+  // An MCP tool's arguments are the server's own: every one of them, in order.
+  if (mcpName(tool)) {
+    const shown = Object.entries(a).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    return shown.length > 0 ? shown.join(", ") : "no arguments";
+  }
   const str = (k: string) => (typeof a[k] === "string" ? (a[k] as string) : undefined);
   switch (tool) {
     case "run_command":
@@ -601,6 +606,12 @@ export function argsSummary(tool: string, args: unknown): string {
   }
   const first = Object.entries(a).find(([, v]) => typeof v === "string");
   return first ? `${first[0]}: ${first[1] as string}` : JSON.stringify(args);
+}
+
+/** The server and tool of an MCP tool's model name (`mcp__<server>__<tool>`); null for any other tool. */
+export function mcpName(tool: string): { server: string; tool: string } | null {
+  const m = /^mcp__(.+?)__(.+)$/.exec(tool);
+  return m ? { server: m[1], tool: m[2] } : null;
 }
 
 /** The approval requests of an event log (in seq order) that no `approval_resolved` answered yet. */
