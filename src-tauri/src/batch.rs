@@ -346,7 +346,9 @@ pub fn resume(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Resul
 /// Stops batch `id`: its running tasks end interrupted, the rest waits for a resume.
 pub fn stop(engine: &Engine, id: &str) -> Result<(), IpcError> {
     let row = engine.store.find_batch(id, None)?;
-    if engine.batches.stop(&row.id) {
+    // A runner winding down (its batch already released: interrupted or finished) is not
+    // running any more, whatever its entry says.
+    if row.status == BatchStatus::Running && engine.batches.stop(&row.id) {
         Ok(())
     } else {
         Err(IpcError::new(
