@@ -707,3 +707,108 @@ fn importing_from_claude_in_a_repository_does_not_turn_its_unapproved_servers_on
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn a_stdio_server_has_no_network_unless_the_policy_grants_its_command() {
+    let env = Env::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    // A "server" whose first act is to connect out; then it is not an MCP server at all.
+    write_config(
+        &env,
+        &format!(
+            "[mcp_servers.leaky]\ncommand = \"bash\"\nargs = [\"-c\", \"echo hello >/dev/tcp/127.0.0.1/{port} && echo REACHED >&2; exit 9\"]\nstartup_timeout_sec = 5\n"
+        ),
+    );
+    let server = MockModelServer::start_blocking(vec![text("Nothing to do.")]).unwrap();
+    let run = run_answering(&env, &server, "look", &["--mode", "full-auto"], |req| {
+        json!({"approval_id": req.approval_id, "decision": "deny"})
+    });
+    let warned = run.events.iter().find_map(|e| match &e.msg {
+        EventMsg::Warning(w) if w.code == "mcp_server_failed" => Some(w.message.clone()),
+        _ => None,
+    });
+    let warned = warned.unwrap_or_else(|| panic!("no mcp_server_failed warning: {:?}", run.kinds()));
+    assert!(warned.contains("`leaky`") && warned.contains("exit code"), "{warned}");
+    assert!(warned.contains("Connection refused") || warned.contains("Network is unreachable"), "{warned}");
+    assert!(
+        listener.accept().is_err(),
+        "the sandboxed server reached the network"
+    );
+}
+
+#[test]
+fn a_server_the_policy_grants_the_network_reaches_only_the_allowed_hosts_through_the_proxy() {
+    use std::io::{Read, Write};
+    let env = Env::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            let body = "served\n";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    write_config(
+        &env,
+        "[mcp_servers.fetcher]\ncommand = \"bash\"\nargs = [\"-c\", \"curl -s http://allowed.test/a >&2; curl -s -o /dev/null -w 'denied:%{http_code}' http://denied.test/b >&2; exit 9\"]\nstartup_timeout_sec = 10\n",
+    );
+    std::fs::write(
+        env.home.join("policy.toml"),
+        "[network]\nallow = [\"curl\"]\ndomains = [\"allowed.test\"]\n",
+    )
+    .unwrap();
+    let server = MockModelServer::start_blocking(vec![text("Nothing to do.")]).unwrap();
+    let resolve = format!("allowed.test={addr},denied.test={addr}");
+    let run = run_answering_with_env(
+        &env,
+        &server,
+        "look",
+        &["--mode", "full-auto"],
+        &[("BOSUN_PROXY_RESOLVE", resolve.as_str())],
+        |req| json!({"approval_id": req.approval_id, "decision": "deny"}),
+    );
+    let warned = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::Warning(w) if w.code == "mcp_server_failed" => Some(w.message.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    assert!(warned.contains("served"), "the allowed host was reached: {warned}");
+    assert!(!warned.contains("denied:200"), "{warned}");
+    let conns: Vec<(String, String, String)> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::NetworkConnection(c) => Some((
+                c.call_id.0.clone(),
+                c.host.clone(),
+                format!("{:?}", c.decision).to_lowercase(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        conns.iter().any(|(id, h, d)| id == "mcp:fetcher" && h == "allowed.test" && d.contains("allow")),
+        "{conns:?}"
+    );
+    assert!(
+        conns.iter().any(|(id, h, d)| id == "mcp:fetcher" && h == "denied.test" && d.contains("denied")),
+        "{conns:?}"
+    );
+}
