@@ -351,7 +351,14 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
                 format!("[a] always allow `{suggestion}`  "),
             ),
         };
-        writeln!(err, "  [y] approve once  [t] {task}  {always}[n] deny")?;
+        if matches!(req.action, ToolAction::McpServer { .. }) {
+            writeln!(
+                err,
+                "  [y] start it (kept for this exact command: a changed one asks again)  [n] don't start it"
+            )?;
+        } else {
+            writeln!(err, "  [y] approve once  [t] {task}  {always}[n] deny")?;
+        }
     }
     let mut answer = ApprovalAnswer {
         approval_id: req.approval_id.clone(),
@@ -366,8 +373,10 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
         match ask_line("> ")?.to_lowercase().as_str() {
             "y" | "yes" => answer.decision = ApprovalDecision::ApproveOnce,
             "t" => answer.decision = ApprovalDecision::ApproveTask,
-            "a" if matches!(req.action, ToolAction::McpServer { .. }) => {
-                eprintln!("  an MCP server is approved once or for the task: answer y, t or n");
+            "a" | "t" if matches!(req.action, ToolAction::McpServer { .. }) => {
+                eprintln!(
+                    "  an MCP server is approved for its exact command (kept until it changes): answer y or n"
+                );
                 continue;
             }
             "a" => {

@@ -722,16 +722,27 @@ fn a_stdio_server_has_no_network_unless_the_policy_grants_its_command() {
         ),
     );
     let server = MockModelServer::start_blocking(vec![text("Nothing to do.")]).unwrap();
-    let run = run_answering(&env, &server, "look", &["--mode", "full-auto"], |req| {
-        json!({"approval_id": req.approval_id, "decision": "deny"})
-    });
+    let run = run_answering(
+        &env,
+        &server,
+        "look",
+        &["--mode", "full-auto"],
+        |req| json!({"approval_id": req.approval_id, "decision": "deny"}),
+    );
     let warned = run.events.iter().find_map(|e| match &e.msg {
         EventMsg::Warning(w) if w.code == "mcp_server_failed" => Some(w.message.clone()),
         _ => None,
     });
-    let warned = warned.unwrap_or_else(|| panic!("no mcp_server_failed warning: {:?}", run.kinds()));
-    assert!(warned.contains("`leaky`") && warned.contains("exit code"), "{warned}");
-    assert!(warned.contains("Connection refused") || warned.contains("Network is unreachable"), "{warned}");
+    let warned =
+        warned.unwrap_or_else(|| panic!("no mcp_server_failed warning: {:?}", run.kinds()));
+    assert!(
+        warned.contains("`leaky`") && warned.contains("exit code"),
+        "{warned}"
+    );
+    assert!(
+        warned.contains("Connection refused") || warned.contains("Network is unreachable"),
+        "{warned}"
+    );
     assert!(
         listener.accept().is_err(),
         "the sandboxed server reached the network"
@@ -789,7 +800,10 @@ fn a_server_the_policy_grants_the_network_reaches_only_the_allowed_hosts_through
             _ => None,
         })
         .unwrap_or_default();
-    assert!(warned.contains("served"), "the allowed host was reached: {warned}");
+    assert!(
+        warned.contains("served"),
+        "the allowed host was reached: {warned}"
+    );
     assert!(!warned.contains("denied:200"), "{warned}");
     let conns: Vec<(String, String, String)> = run
         .events
@@ -804,11 +818,15 @@ fn a_server_the_policy_grants_the_network_reaches_only_the_allowed_hosts_through
         })
         .collect();
     assert!(
-        conns.iter().any(|(id, h, d)| id == "mcp:fetcher" && h == "allowed.test" && d.contains("allow")),
+        conns
+            .iter()
+            .any(|(id, h, d)| id == "mcp:fetcher" && h == "allowed.test" && d.contains("allow")),
         "{conns:?}"
     );
     assert!(
-        conns.iter().any(|(id, h, d)| id == "mcp:fetcher" && h == "denied.test" && d.contains("denied")),
+        conns
+            .iter()
+            .any(|(id, h, d)| id == "mcp:fetcher" && h == "denied.test" && d.contains("denied")),
         "{conns:?}"
     );
 }

@@ -342,7 +342,10 @@ describe("the approval card for an MCP tool", () => {
     expect(card.querySelector("[data-mcp-command]")?.textContent).toBe("$ npx -y @modelcontextprotocol/server-filesystem .");
     expect(card.querySelector('input[name="rule"]')).toBeNull();
     press("a");
+    press("t");
     expect(answers).toEqual([]);
+    expect(card.querySelector('[data-answer="approve_task"]')).toBeNull();
+    expect(card.querySelector("[data-kept]")?.textContent).toContain("a changed one asks again");
     press("y");
     expect(answers.map((a) => a.decision)).toEqual(["approve_once"]);
   });
