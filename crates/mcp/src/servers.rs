@@ -143,6 +143,32 @@ pub async fn probe(declared: Vec<Declared>, launch: &Launch) -> Vec<ServerReport
     futures::future::join_all(reports).await
 }
 
+/// The most of a result kept for the journal and the model: its head and tail.
+const RESULT_HEAD: usize = 96 * 1024;
+const RESULT_TAIL: usize = 32 * 1024;
+
+/// A result within [`RESULT_HEAD`] + [`RESULT_TAIL`] bytes, the middle left out and counted
+/// (as a command's output is).
+fn capped(text: String) -> String {
+    if text.len() <= RESULT_HEAD + RESULT_TAIL {
+        return text;
+    }
+    let mut head = RESULT_HEAD;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - RESULT_TAIL;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n[bosun: {} bytes of this MCP result left out]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
 /// One tool of a server, as the model sees it.
 pub struct McpTool {
     server: Arc<Server>,
@@ -202,7 +228,7 @@ impl ToolHandler for McpTool {
         };
         match self.server.call(&self.tool.name, args, &ctx.cancel).await {
             Ok((content, failed)) => Ok(ToolOutput {
-                content,
+                content: capped(content),
                 status: if failed {
                     ToolCallStatus::Error
                 } else {
@@ -214,5 +240,23 @@ impl ToolHandler for McpTool {
             }),
             Err(McpError(e)) => Err(ToolError::Model(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_huge_result_keeps_its_head_and_tail_and_says_how_much_was_left_out() {
+        let text = format!(
+            "{}{}{}",
+            "a".repeat(200_000),
+            "é".repeat(10),
+            "z".repeat(50_000)
+        );
+        let out = super::capped(text.clone());
+        assert!(out.len() < 140_000, "{}", out.len());
+        assert!(out.starts_with("aaa") && out.ends_with("zzz"));
+        assert!(out.contains("bytes of this MCP result left out"));
+        assert_eq!(super::capped("small".into()), "small");
     }
 }
