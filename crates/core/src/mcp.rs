@@ -260,6 +260,7 @@ async fn list_only(
         worktree: worktree.clone(),
         scratch: private.join(&id),
         io_dir,
+        cache_dir: crate::sandboxing::mcp_cache(home),
         confinement: confinement(&sandboxing, &rules),
         network: None,
     };

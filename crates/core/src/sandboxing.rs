@@ -21,6 +21,11 @@ pub fn mcp_dirs(home: &Path) -> (PathBuf, PathBuf) {
     (home.join("run").join("mcp"), home.join("tmp").join("mcp"))
 }
 
+/// Where MCP servers keep their caches (see `bosun_mcp::Launch::cache_dir`).
+pub fn mcp_cache(home: &Path) -> PathBuf {
+    home.join("cache").join("mcp")
+}
+
 pub enum Sandboxing {
     On {
         worktree: PathBuf,

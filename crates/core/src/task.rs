@@ -428,6 +428,7 @@ impl Launch {
             worktree: worktree.worktree.clone(),
             scratch: mcp_private.join(task_id.as_str()),
             io_dir: mcp_io,
+            cache_dir: crate::sandboxing::mcp_cache(&home),
             confinement: crate::mcp::confinement(&sandboxing, &policy.sandbox()),
             network: crate::mcp::network(&sandboxing, &policy, &emitter),
         };

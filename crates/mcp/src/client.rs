@@ -45,6 +45,9 @@ pub struct Launch {
     /// Where the servers' FIFOs go: hidden from agent commands and from the servers
     /// themselves (a server gets its ends as fds 3 and 4, opened outside its sandbox).
     pub io_dir: PathBuf,
+    /// Where each server keeps a cache across starts (npm's, pip's, uv's, XDG's): one per
+    /// exact configuration, so no other server — a repository's among them — can fill it.
+    pub cache_dir: PathBuf,
     pub confinement: Confinement,
     /// The network a sandboxed server gets when the policy grants its command line the
     /// network: Bosun's egress proxy, deciding each connection by the policy's host rules.
@@ -448,6 +451,20 @@ impl Server {
             .map(|(k, v)| (k.clone(), placed(v)))
             .collect();
         env.push(("BOSUN_WORKTREE".into(), worktree.clone()));
+        let fingerprint = crate::names::short_hash(&self.config.fingerprint());
+        let cache = self
+            .launch
+            .cache_dir
+            .join(format!("{}-{fingerprint}", self.name));
+        let _ = std::fs::create_dir_all(&cache);
+        for (k, sub) in [
+            ("npm_config_cache", "npm"),
+            ("XDG_CACHE_HOME", "xdg"),
+            ("PIP_CACHE_DIR", "pip"),
+            ("UV_CACHE_DIR", "uv"),
+        ] {
+            env.push((k.into(), cache.join(sub).display().to_string()));
+        }
         for name in &self.config.env_vars {
             if let Ok(v) = std::env::var(name) {
                 env.push((name.clone(), v));
@@ -475,7 +492,8 @@ impl Server {
                 // task's temp dir, which the agent's commands share, nor its git dir).
                 let tmp = private.join("tmp");
                 let _ = std::fs::create_dir_all(&tmp);
-                policy.write_paths = vec![self.launch.worktree.clone(), private.clone()];
+                policy.write_paths =
+                    vec![self.launch.worktree.clone(), private.clone(), cache.clone()];
                 policy.temp_dir = Some(tmp);
                 // The private directories are hidden from commands; this one is its home.
                 policy

@@ -29,6 +29,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
+/// Eight hex digits standing for `text` (stable across runs).
+pub fn short_hash(text: &str) -> String {
+    format!("{:08x}", fnv1a(text.as_bytes()) as u32)
+}
+
 /// `mcp__<server>__<tool>` for the model.
 pub fn tool_name(server: &str, tool: &str) -> String {
     let full = format!("{PREFIX}{}__{}", sanitise(server), sanitise(tool));

@@ -26,6 +26,7 @@ fn launch(dir: &tempfile::TempDir) -> Launch {
     Launch {
         worktree,
         io_dir: scratch.join("io"),
+        cache_dir: scratch.join("cache"),
         scratch,
         confinement: Confinement::Unconfined,
         network: None,

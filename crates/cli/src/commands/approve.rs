@@ -371,14 +371,14 @@ fn prompt(req: &ApprovalRequested) -> std::io::Result<ApprovalAnswer> {
     };
     loop {
         match ask_line("> ")?.to_lowercase().as_str() {
-            "y" | "yes" => answer.decision = ApprovalDecision::ApproveOnce,
-            "t" => answer.decision = ApprovalDecision::ApproveTask,
             "a" | "t" if matches!(req.action, ToolAction::McpServer { .. }) => {
                 eprintln!(
                     "  an MCP server is approved for its exact command (kept until it changes): answer y or n"
                 );
                 continue;
             }
+            "y" | "yes" => answer.decision = ApprovalDecision::ApproveOnce,
+            "t" => answer.decision = ApprovalDecision::ApproveTask,
             "a" => {
                 answer.decision = ApprovalDecision::ApproveAlways;
                 let rule = ask_line(&format!("  rule [{suggestion}]: "))?;
