@@ -42,8 +42,9 @@ struct TaskTrace {
     resumed: Option<&'static str>,
     /// The prompt or follow-up, when content is exported.
     input: Option<String>,
-    /// Assistant text since the last model request ended, when content is exported.
-    output: String,
+    /// The last model request's span, held until its text (which follows its `usage` event)
+    /// is in.
+    chat: Option<Span>,
     tools: HashMap<String, OpenTool>,
     cost_usd: f64,
     input_tokens: u64,
@@ -83,6 +84,14 @@ impl Follower {
         let Some(t) = self.tasks.get_mut(&key) else {
             return Vec::new();
         };
+        let mut out = Vec::new();
+        if !matches!(
+            ev.msg,
+            EventMsg::AssistantDelta(_) | EventMsg::AssistantMessage(_) | EventMsg::Redacted(_)
+        ) && let Some(chat) = t.chat.take()
+        {
+            out.push(Output::Span(chat));
+        }
         match &ev.msg {
             EventMsg::TaskStarted(s) => {
                 t.start_ns = at;
@@ -104,10 +113,12 @@ impl Follower {
                 t.input = Some(redact(&m.text));
             }
             EventMsg::AssistantMessage(m) if content => {
-                if !t.output.is_empty() {
-                    t.output.push('\n');
+                if let Some(chat) = t.chat.as_mut() {
+                    chat.attributes.push(attr(
+                        "gen_ai.output.messages",
+                        messages("assistant", &redact(&m.text)),
+                    ));
                 }
-                t.output.push_str(&redact(&m.text));
             }
             EventMsg::Usage(u) => {
                 let tokens = u.tokens();
@@ -133,18 +144,12 @@ impl Follower {
                 if let Some(cost) = u.cost_usd {
                     attrs.push(attr("bosun.cost.usd", cost));
                 }
-                if content && !t.output.is_empty() {
-                    attrs.push(attr(
-                        "gen_ai.output.messages",
-                        messages("assistant", &std::mem::take(&mut t.output)),
-                    ));
-                }
                 t.requests += 1;
                 t.input_tokens += tokens.prompt_tokens();
                 t.output_tokens += tokens.completion_tokens();
                 t.cost_usd = u.total_cost_usd;
                 t.record_request(&u.model, &tokens, latency, u.cost_usd, start, at);
-                return vec![Output::Span(Span {
+                t.chat = Some(Span {
                     trace_id: t.trace_id.clone(),
                     span_id: span_id(),
                     parent_span_id: Some(t.span_id.clone()),
@@ -154,7 +159,7 @@ impl Follower {
                     end_ns: at,
                     attributes: attrs,
                     error: None,
-                })];
+                });
             }
             EventMsg::ToolCallBegin(b) => {
                 let args = content.then(|| {
@@ -189,7 +194,7 @@ impl Follower {
             }
             EventMsg::ToolCallEnd(end) => {
                 let Some(open) = t.tools.remove(&end.call_id.0) else {
-                    return Vec::new();
+                    return out;
                 };
                 let status = match end.status {
                     ToolCallStatus::Success => "success",
@@ -233,7 +238,7 @@ impl Follower {
                 }
                 let error = matches!(end.status, ToolCallStatus::Error | ToolCallStatus::TimedOut)
                     .then(|| status.to_string());
-                return vec![Output::Span(Span {
+                out.push(Output::Span(Span {
                     trace_id: t.trace_id.clone(),
                     span_id: open.span_id,
                     parent_span_id: Some(t.span_id.clone()),
@@ -243,19 +248,18 @@ impl Follower {
                     end_ns: at,
                     attributes: attrs,
                     error,
-                })];
+                }));
             }
             EventMsg::Error(e) => t.last_error = Some(e.code.clone()),
             EventMsg::TaskFinished(f) => {
                 let summary = content.then(|| redact(&f.summary));
-                let Some(t) = self.tasks.remove(&key) else {
-                    return Vec::new();
-                };
-                return t.finish(&key, f.status, summary, at);
+                if let Some(t) = self.tasks.remove(&key) {
+                    out.extend(t.finish(&key, f.status, summary, at));
+                }
             }
             _ => {}
         }
-        Vec::new()
+        out
     }
 }
 
@@ -270,7 +274,7 @@ impl TaskTrace {
             model: None,
             resumed: None,
             input: None,
-            output: String::new(),
+            chat: None,
             tools: HashMap::new(),
             cost_usd: 0.0,
             input_tokens: 0,
@@ -525,6 +529,11 @@ mod tests {
             ),
             ev(
                 7,
+                "2026-12-02T10:00:05.001Z",
+                json!({"type": "assistant_message", "text": "ANSWER-TEXT"}),
+            ),
+            ev(
+                8,
                 "2026-12-02T10:00:06.000Z",
                 json!({"type": "task_finished",
                 "status": "completed", "summary": "SUMMARY-TEXT"}),
@@ -605,7 +614,13 @@ mod tests {
         );
         assert_eq!(metrics[3].point, Point::Sum(0.5));
         let text = format!("{out:?}");
-        for secret in ["PROMPT-TEXT", "OUTPUT-TEXT", "SUMMARY-TEXT", "rm -rf build"] {
+        for secret in [
+            "PROMPT-TEXT",
+            "OUTPUT-TEXT",
+            "ANSWER-TEXT",
+            "SUMMARY-TEXT",
+            "rm -rf build",
+        ] {
             assert!(
                 !text.contains(secret),
                 "{secret} exported without include_content"
@@ -615,7 +630,20 @@ mod tests {
 
     #[test]
     fn content_is_exported_redacted_only_when_asked() {
-        let text = format!("{:?}", follow(true));
+        let out = follow(true);
+        let chat = out
+            .iter()
+            .find_map(|o| match o {
+                Output::Span(s) if s.name == "chat m1" => Some(s),
+                _ => None,
+            })
+            .unwrap();
+        let said = get(chat, "gen_ai.output.messages");
+        assert!(
+            matches!(said, Some(AnyValue::Str(m)) if m.contains("ANSWER-TEXT")),
+            "the answer that followed the request's usage is its output: {said:?}"
+        );
+        let text = format!("{out:?}");
         for expected in [
             "PROMPT-TEXT",
             "OUTPUT-TEXT",

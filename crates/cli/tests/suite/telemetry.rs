@@ -398,6 +398,13 @@ fn with_include_content_the_prompt_and_arguments_are_exported_redacted() {
         .as_str()
         .unwrap();
     assert!(args.contains(FILE_MARK), "{args}");
+    // The answer is the output of the request that wrote it.
+    let mut chats = span(&spans, "chat claude-sonnet-4-5");
+    chats.sort_by_key(|s| s["start"].as_u64());
+    let said = chats[1]["attributes"]["gen_ai.output.messages"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(said.contains("Wrote greet.txt."), "{said}");
     assert!(!receiver.raw().contains(secret), "a secret was exported");
 }
 
