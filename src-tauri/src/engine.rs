@@ -237,7 +237,11 @@ impl Engine {
         let engine = Arc::clone(self);
         let id = task.clone();
         tokio::spawn(async move {
+            let mut telemetry = crate::telemetry::start(&engine.home);
             while let Some(ev) = handle.events.recv().await {
+                if let Some(t) = telemetry.as_mut() {
+                    t.observe(&ev);
+                }
                 match &ev.msg {
                     EventMsg::ApprovalRequested(r) => {
                         engine.asked(&id, r);
@@ -276,6 +280,9 @@ impl Engine {
                     .unwrap_or(bosun_protocol::TaskStatus::Failed);
                 let _ = ended.send(status);
             }
+            // After the task is over for everyone waiting on it: the export's flush never
+            // holds up a batch.
+            crate::telemetry::finish(&id, telemetry).await;
         });
         task
     }

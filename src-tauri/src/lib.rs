@@ -23,6 +23,7 @@ pub mod review;
 pub mod secrets;
 pub mod settings;
 pub mod steer;
+pub mod telemetry;
 pub mod trampoline;
 
 use bosun_store::Store;

@@ -3,6 +3,7 @@
 mod commands;
 mod exit;
 mod render;
+mod telemetry;
 
 use bosun_core::review::Verdict;
 use clap::{Parser, Subcommand};

@@ -81,6 +81,31 @@ pub struct BosunConfig {
     /// MCP servers every task may use (`[mcp_servers.NAME]`, see [`crate::mcp`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, bosun_mcp::McpServerConfig>,
+    /// OpenTelemetry export (`[telemetry]`), off unless an endpoint is set here or in
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`. The CLI and the app export; the core never does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<TelemetrySettings>,
+}
+
+/// `[telemetry]`: where a task's spans and metrics go (OTLP over HTTP, JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The collector's OTLP/HTTP base URL (`http://localhost:4318`); `/v1/traces` and
+    /// `/v1/metrics` are added. Wins over `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub otlp_endpoint: Option<String>,
+    /// Sent with every export request, literally (no variables are expanded); on top of
+    /// `OTEL_EXPORTER_OTLP_HEADERS`. Their values are never logged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Export prompts, model outputs and tool arguments and results (redacted). Off by default:
+    /// only names, numbers and outcomes leave the machine.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_content: bool,
+    /// The resource's `service.name` (default `OTEL_SERVICE_NAME`, else `bosun`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
 }
 
 /// `[routing]`: a provider of this file per role. A role left out uses `main`'s (and `main`

@@ -38,7 +38,7 @@ mod task;
 mod turn;
 
 pub use budget::Budget;
-pub use config::{BosunConfig, HistorySettings, ProviderEntry, ProviderLimits};
+pub use config::{BosunConfig, HistorySettings, ProviderEntry, ProviderLimits, TelemetrySettings};
 pub use emitter::Emitter;
 pub use error::CoreError;
 pub use policy_files::PolicyFiles;

@@ -239,22 +239,29 @@ pub(crate) fn run_queue(
 ) -> anyhow::Result<batch::BatchReport> {
     let home = crate::home();
     let total = store.find_batch(id, None)?.items;
-    let follower = Arc::new(Cli {
-        answerer: Answerer::choose(run.yes, false),
-        prompting: Arc::new(Mutex::new(())),
-        total,
-    });
+    let answerer = Answerer::choose(run.yes, false);
     let stop = CancellationToken::new();
     let store = Arc::clone(store);
     let id = id.to_string();
     super::run::runtime()?.block_on(async move {
+        let telemetry = Arc::new(Mutex::new(crate::telemetry::start()));
+        let follower = Arc::new(Cli {
+            answerer,
+            prompting: Arc::new(Mutex::new(())),
+            total,
+            telemetry: Arc::clone(&telemetry),
+        });
         let mut signals = super::run::StopSignals::new()?;
         let queue = batch::run(home, store, &id, concurrency, follower, stop.clone());
         tokio::pin!(queue);
         let mut interrupts = 0;
         loop {
             tokio::select! {
-                r = &mut queue => return r.context("while running the batch"),
+                r = &mut queue => {
+                    let exporter = telemetry.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    crate::telemetry::finish(exporter).await;
+                    return r.context("while running the batch");
+                }
                 signal = signals.next() => {
                     interrupts += 1;
                     if interrupts > 1 {
@@ -275,6 +282,8 @@ struct Cli {
     answerer: Answerer,
     prompting: Arc<Mutex<()>>,
     total: u32,
+    /// The OpenTelemetry exporter every task's events go through, when export is on.
+    telemetry: Arc<Mutex<Option<bosun_telemetry::Telemetry>>>,
 }
 
 fn short(text: &str, max: usize) -> String {
@@ -324,6 +333,7 @@ impl Follower for Cli {
         let answerer = self.answerer;
         let prompting = Arc::clone(&self.prompting);
         let total = self.total;
+        let telemetry = Arc::clone(&self.telemetry);
         Box::pin(async move {
             let started = std::time::Instant::now();
             let mut status = None;
@@ -331,6 +341,9 @@ impl Follower for Cli {
             let mut checks: Option<&'static str> = None;
             let mut round = 0;
             while let Some(ev) = handle.events.recv().await {
+                if let Some(t) = telemetry.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+                    t.observe(&ev);
+                }
                 match ev.msg {
                     EventMsg::TaskFinished(f) => status = Some(f.status),
                     EventMsg::Usage(u) => cost = u.total_cost_usd,

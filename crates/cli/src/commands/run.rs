@@ -541,10 +541,14 @@ async fn drive(
     let mut status = None;
     let mut interrupts = 0;
     let mut stops = StopSignals::new()?;
+    let mut telemetry = crate::telemetry::start();
     loop {
         tokio::select! {
             ev = handle.events.recv() => {
                 let Some(ev) = ev else { break };
+                if let Some(t) = telemetry.as_mut() {
+                    t.observe(&ev);
+                }
                 if let EventMsg::TaskFinished(f) = &ev.msg {
                     status = Some(f.status);
                 }
@@ -573,6 +577,7 @@ async fn drive(
             }
         }
     }
+    crate::telemetry::finish(telemetry).await;
     let outcome = handle.join.await.context("the task's loop panicked")??;
     let status = status.unwrap_or(outcome.status);
     Ok(ExitCode::from(exit_code(status)))

@@ -39,4 +39,5 @@ mod split_secrets;
 mod stats;
 mod subagents;
 mod support;
+mod telemetry;
 mod watch;

@@ -1,0 +1,230 @@
+//! The background exporter: a bounded queue, batches, short timeouts, counters instead of
+//! errors.
+
+use crate::ExportConfig;
+use crate::follow::{Follower, Output};
+use crate::otlp::{Metric, Resource, Span, metrics_request, traces_request};
+use bosun_policy::redact::Redactor;
+use bosun_protocol::Event;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Spans (and a task's metrics) waiting to be sent; past this they are dropped and counted.
+const QUEUE: usize = 2048;
+/// Spans per export request.
+const BATCH: usize = 256;
+/// How often queued spans go out while a task runs.
+const INTERVAL: Duration = Duration::from_secs(2);
+/// One export request's limit (connect included).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long [`Telemetry::finish`] waits for what is still queued.
+const FINISH_TIMEOUT: Duration = Duration::from_secs(8);
+
+enum Queued {
+    Span(Span),
+    Metrics(Vec<Metric>),
+}
+
+#[derive(Default)]
+struct Counters {
+    spans_sent: AtomicU64,
+    dropped: AtomicU64,
+    failed_requests: AtomicU64,
+    last_failure: std::sync::Mutex<Option<String>>,
+}
+
+/// What an exporter did, for a line on stderr or the log when something was lost.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub spans_sent: u64,
+    /// Spans and metric batches dropped because the queue was full.
+    pub dropped: u64,
+    pub failed_requests: u64,
+    /// The last failure, without the request's headers.
+    pub last_failure: Option<String>,
+    /// [`Telemetry::finish`] gave up waiting for the queue.
+    pub timed_out: bool,
+}
+
+impl Report {
+    /// One line saying what was lost, when something was.
+    pub fn problem(&self) -> Option<String> {
+        if self.dropped == 0 && self.failed_requests == 0 && !self.timed_out {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if self.dropped > 0 {
+            parts.push(format!("{} dropped (queue full)", self.dropped));
+        }
+        if self.failed_requests > 0 {
+            parts.push(format!(
+                "{} export request{} failed{}",
+                self.failed_requests,
+                if self.failed_requests == 1 { "" } else { "s" },
+                self.last_failure
+                    .as_deref()
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default()
+            ));
+        }
+        if self.timed_out {
+            parts.push("gave up waiting for the collector".into());
+        }
+        Some(format!("OpenTelemetry export: {}", parts.join(", ")))
+    }
+}
+
+/// Follows events and exports them. Create it inside a Tokio runtime.
+pub struct Telemetry {
+    follower: Follower,
+    queue: mpsc::Sender<Queued>,
+    counters: Arc<Counters>,
+    worker: tokio::task::JoinHandle<()>,
+}
+
+impl Telemetry {
+    /// Starts the background exporter. `redactor` redacts exported content (with
+    /// `include_content`).
+    pub fn start(config: ExportConfig, redactor: Redactor) -> Telemetry {
+        let (queue, rx) = mpsc::channel(QUEUE);
+        let counters = Arc::new(Counters::default());
+        let follower = Follower::new(config.include_content, redactor);
+        let worker = tokio::spawn(run(config, rx, Arc::clone(&counters)));
+        Telemetry {
+            follower,
+            queue,
+            counters,
+            worker,
+        }
+    }
+
+    /// Follows one event. Never blocks: a full queue drops what the event finished.
+    pub fn observe(&mut self, ev: &Event) {
+        for out in self.follower.observe(ev) {
+            let item = match out {
+                Output::Span(s) => Queued::Span(s),
+                Output::Metrics(m) if m.is_empty() => continue,
+                Output::Metrics(m) => Queued::Metrics(m),
+            };
+            if self.queue.try_send(item).is_err() {
+                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Sends what is queued (waiting at most a few seconds) and stops the exporter.
+    pub async fn finish(self) -> Report {
+        let Telemetry {
+            queue,
+            counters,
+            worker,
+            ..
+        } = self;
+        drop(queue);
+        let timed_out = tokio::time::timeout(FINISH_TIMEOUT, worker).await.is_err();
+        let last_failure = counters.last_failure.lock().ok().and_then(|mut f| f.take());
+        Report {
+            spans_sent: counters.spans_sent.load(Ordering::Relaxed),
+            dropped: counters.dropped.load(Ordering::Relaxed),
+            failed_requests: counters.failed_requests.load(Ordering::Relaxed),
+            last_failure,
+            timed_out,
+        }
+    }
+}
+
+async fn run(config: ExportConfig, mut rx: mpsc::Receiver<Queued>, counters: Arc<Counters>) {
+    let client = reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .connect_timeout(Duration::from_secs(2))
+        .build();
+    let sender = match client {
+        Ok(client) => Sender {
+            client,
+            config,
+            counters,
+        },
+        Err(e) => {
+            counters.failed_requests.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut f) = counters.last_failure.lock() {
+                *f = Some(format!("no HTTP client: {e}"));
+            }
+            // Drain so senders never see a closed queue as a reason to stop.
+            while rx.recv().await.is_some() {}
+            return;
+        }
+    };
+    let resource = Resource {
+        service_name: sender.config.service_name.clone(),
+    };
+    let mut spans: Vec<Span> = Vec::new();
+    let mut tick = tokio::time::interval(INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            item = rx.recv() => match item {
+                Some(Queued::Span(s)) => {
+                    spans.push(s);
+                    if spans.len() >= BATCH {
+                        sender.traces(&resource, std::mem::take(&mut spans)).await;
+                    }
+                }
+                // A task ended: its spans first, then its metrics.
+                Some(Queued::Metrics(m)) => {
+                    sender.traces(&resource, std::mem::take(&mut spans)).await;
+                    sender.send("metrics", &metrics_request(&resource, &m)).await;
+                }
+                None => break,
+            },
+            _ = tick.tick() => sender.traces(&resource, std::mem::take(&mut spans)).await,
+        }
+    }
+    sender.traces(&resource, spans).await;
+}
+
+struct Sender {
+    client: reqwest::Client,
+    config: ExportConfig,
+    counters: Arc<Counters>,
+}
+
+impl Sender {
+    async fn traces(&self, resource: &Resource, spans: Vec<Span>) {
+        for chunk in spans.chunks(BATCH) {
+            if self.send("traces", &traces_request(resource, chunk)).await {
+                self.counters
+                    .spans_sent
+                    .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// POSTs one request to `<endpoint>/v1/<signal>`; false (and counted) when it failed.
+    async fn send(&self, signal: &str, body: &serde_json::Value) -> bool {
+        let url = format!("{}/v1/{signal}", self.config.endpoint);
+        let mut req = self.client.post(&url).json(body);
+        for (k, v) in &self.config.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let failure = match req.send().await {
+            Ok(resp) if resp.status().is_success() => return true,
+            Ok(resp) => format!("{url}: HTTP {}", resp.status().as_u16()),
+            // Said without the error's chain: it never holds the headers, but keep it short.
+            Err(e) if e.is_timeout() => format!("{url}: timed out"),
+            Err(e) if e.is_connect() => format!("{url}: could not connect"),
+            Err(e) if e.is_builder() => {
+                format!("{url}: bad request (check the endpoint and headers)")
+            }
+            Err(_) => format!("{url}: request failed"),
+        };
+        self.counters
+            .failed_requests
+            .fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut f) = self.counters.last_failure.lock() {
+            *f = Some(failure);
+        }
+        false
+    }
+}
