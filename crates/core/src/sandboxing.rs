@@ -18,12 +18,15 @@ const SKIPPED_DIRS: &[&str] = &[
 /// Where MCP servers' FIFOs go and where their private directories go (see
 /// `bosun_mcp::Launch`): both hidden from commands.
 pub fn mcp_dirs(home: &Path) -> (PathBuf, PathBuf) {
-    (home.join("run").join("mcp"), home.join("tmp").join("mcp"))
+    (
+        home.join("mcp").join("io"),
+        home.join("mcp").join("servers"),
+    )
 }
 
 /// Where MCP servers keep their caches (see `bosun_mcp::Launch::cache_dir`).
 pub fn mcp_cache(home: &Path) -> PathBuf {
-    home.join("cache").join("mcp")
+    home.join("mcp").join("cache")
 }
 
 pub enum Sandboxing {

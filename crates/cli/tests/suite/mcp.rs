@@ -242,13 +242,13 @@ fn the_servers_environment_holds_no_secret_of_bosuns_and_a_secret_it_returns_is_
     let env_json: serde_json::Value = serde_json::from_str(&end.output).unwrap();
     let tmp = env_json["TMPDIR"].as_str().unwrap_or_default();
     assert!(
-        tmp.contains("/tmp/mcp/") && tmp.contains("/everything-"),
+        tmp.contains("/mcp/servers/") && tmp.contains("/everything-"),
         "TMPDIR {tmp:?}"
     );
     // Its working directory is that private one too, never the worktree the agent writes.
     let pwd = env_json["PWD"].as_str().unwrap_or_default();
     assert!(
-        pwd.contains("/tmp/mcp/") && !pwd.contains("/workspace/"),
+        pwd.contains("/mcp/servers/") && !pwd.contains("/workspace/"),
         "PWD {pwd:?}"
     );
     assert!(
