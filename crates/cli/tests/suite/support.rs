@@ -127,7 +127,7 @@ impl Env {
         self.run_args_with_env(args, &[])
     }
 
-    fn run_args_with_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+    pub fn run_args_with_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
         let mut args = args.to_vec();
         if args.first() == Some(&"run") && !args.contains(&"--mode") {
             args.extend(["--mode", "full-auto"]);
