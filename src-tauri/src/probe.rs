@@ -13,6 +13,9 @@ pub struct Preset {
     pub base_url: &'static str,
     /// Runs on this machine (and is looked for by [`detect`]).
     pub local: bool,
+    /// The environment variable its key is usually in: the key variable when none is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<&'static str>,
 }
 
 pub const PRESETS: &[Preset] = &[
@@ -21,30 +24,42 @@ pub const PRESETS: &[Preset] = &[
         label: "Ollama",
         base_url: "http://127.0.0.1:11434/v1",
         local: true,
+        api_key_env: None,
     },
     Preset {
         id: "llama-cpp",
         label: "llama.cpp server",
         base_url: "http://127.0.0.1:8080/v1",
         local: true,
+        api_key_env: None,
     },
     Preset {
         id: "lm-studio",
         label: "LM Studio",
         base_url: "http://127.0.0.1:1234/v1",
         local: true,
+        api_key_env: None,
     },
     Preset {
         id: "vllm",
         label: "vLLM",
         base_url: "http://127.0.0.1:8000/v1",
         local: true,
+        api_key_env: None,
     },
     Preset {
         id: "openrouter",
         label: "OpenRouter",
         base_url: "https://openrouter.ai/api/v1",
         local: false,
+        api_key_env: None,
+    },
+    Preset {
+        id: "gemini",
+        label: "Gemini (OpenAI-compatible)",
+        base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+        local: false,
+        api_key_env: Some("GEMINI_API_KEY"),
     },
 ];
 

@@ -113,9 +113,9 @@ pub fn save_provider(
 ) -> Result<(), IpcError> {
     let name = name.trim();
     bosun_core::config::check_provider_name(name).map_err(|e| config_error(e.to_string()))?;
-    if input.api != "openai-chat" && input.api != "anthropic" {
+    if !["openai-chat", "openai-responses", "anthropic"].contains(&input.api.as_str()) {
         return Err(config_error(format!(
-            "unknown api {:?}: use openai-chat or anthropic",
+            "unknown api {:?}: use openai-chat, openai-responses or anthropic",
             input.api
         )));
     }

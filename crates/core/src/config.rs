@@ -676,12 +676,12 @@ impl ProviderEntry {
     ) -> Result<ProviderConfig, CoreError> {
         let api = ApiKind::from_str(&self.api).map_err(|_| {
             CoreError::Config(format!(
-                "provider {name}: unknown api {:?} (use openai-chat or anthropic)",
+                "provider {name}: unknown api {:?} (use openai-chat, openai-responses or anthropic)",
                 self.api
             ))
         })?;
         let (default_url, default_key_env) = match api {
-            ApiKind::OpenAiChat => (OPENAI_BASE_URL, "OPENAI_API_KEY"),
+            ApiKind::OpenAiChat | ApiKind::OpenAiResponses => (OPENAI_BASE_URL, "OPENAI_API_KEY"),
             ApiKind::Anthropic => (ANTHROPIC_BASE_URL, "ANTHROPIC_API_KEY"),
         };
         let base_url = self

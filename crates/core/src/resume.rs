@@ -59,6 +59,7 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
         messages.push(ChatMessage::Assistant {
             content: t.text,
             tool_calls: t.calls,
+            reasoning: Vec::new(),
         });
         for (call_id, result) in t.results {
             messages.push(result.unwrap_or(ChatMessage::Tool {

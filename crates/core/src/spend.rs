@@ -136,6 +136,7 @@ pub fn estimate_prompt_tokens(request: &ModelRequest) -> u64 {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 content.len()
                     + tool_calls

@@ -1386,9 +1386,11 @@ impl TaskRun {
             // What the model wrote goes back to it redacted, as the journal has it; the tools
             // run with the arguments as written.
             let (text, replayed) = self.redacted_reply(&text, &calls)?;
+            // A reasoning model's reasoning items go back with the reply (OpenAI Responses).
             messages.push(ChatMessage::Assistant {
                 content: text.clone(),
                 tool_calls: replayed,
+                reasoning: response.reasoning.clone(),
             });
 
             if let Some(max) = self.budget.cost_exceeded() {

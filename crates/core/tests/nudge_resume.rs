@@ -36,7 +36,8 @@ fn a_nudge_is_rebuilt_as_what_the_model_was_told() {
             },
             ChatMessage::Assistant {
                 content: "I will now fix it.".into(),
-                tool_calls: Vec::new()
+                tool_calls: Vec::new(),
+                reasoning: Vec::new(),
             },
             // A no-op edit's nudge is its tool result, not a message of its own.
             ChatMessage::User {

@@ -39,16 +39,21 @@ async fn main() -> anyhow::Result<()> {
         "{replies} replies of {} kB each (text in 8-char deltas, arguments in 5-char deltas)",
         bytes_per_reply / 1000
     );
-    for api in [ApiKind::OpenAiChat, ApiKind::Anthropic] {
+    for api in [
+        ApiKind::OpenAiChat,
+        ApiKind::OpenAiResponses,
+        ApiKind::Anthropic,
+    ] {
         let server = MockModelServer::start(vec![reply.clone(); replies]).await?;
         let base = match api {
-            ApiKind::OpenAiChat => server.url() + "/v1",
+            ApiKind::OpenAiChat | ApiKind::OpenAiResponses => server.url() + "/v1",
             ApiKind::Anthropic => server.url(),
         };
         // Baseline: the same stream read as raw bytes, without parsing.
         let raw = MockModelServer::start(vec![reply.clone(); replies]).await?;
         let path = match api {
             ApiKind::OpenAiChat => "/v1/chat/completions",
+            ApiKind::OpenAiResponses => "/v1/responses",
             ApiKind::Anthropic => "/v1/messages",
         };
         let http = reqwest::Client::new();

@@ -68,6 +68,7 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let mut blocks = Vec::new();
                 if !content.trim().is_empty() {
@@ -351,6 +352,7 @@ impl Decoder for MessagesDecoder {
             stop_reason: self.stop_reason,
             model: self.server_model.unwrap_or(self.model),
             reported_cost_usd: None,
+            reasoning: Vec::new(),
         }
     }
 }
@@ -419,6 +421,7 @@ mod tests {
                             arguments: "not json".into(),
                         },
                     ],
+                    reasoning: Vec::new(),
                 },
                 ChatMessage::Tool {
                     call_id: "t1".into(),

@@ -14,6 +14,10 @@ pub enum ApiKind {
     /// vLLM, LM Studio, OpenRouter and any other OpenAI-compatible server.
     #[serde(rename = "openai-chat")]
     OpenAiChat,
+    /// OpenAI Responses (`POST {base_url}/responses`), with reasoning items kept across turns
+    /// (`store: false`, their encrypted content sent back).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
     /// Anthropic Messages (`POST {base_url}/v1/messages`).
     #[serde(rename = "anthropic")]
     Anthropic,
@@ -23,6 +27,7 @@ impl ApiKind {
     pub fn as_str(&self) -> &'static str {
         match self {
             ApiKind::OpenAiChat => "openai-chat",
+            ApiKind::OpenAiResponses => "openai-responses",
             ApiKind::Anthropic => "anthropic",
         }
     }
@@ -40,9 +45,10 @@ impl FromStr for ApiKind {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "openai-chat" | "openai" | "openai-compat" | "openai_chat" => Ok(ApiKind::OpenAiChat),
+            "openai-responses" | "responses" | "openai_responses" => Ok(ApiKind::OpenAiResponses),
             "anthropic" | "anthropic-messages" => Ok(ApiKind::Anthropic),
             other => Err(ModelError::Config(format!(
-                "unknown API kind `{other}`: use `openai-chat` or `anthropic`"
+                "unknown API kind `{other}`: use `openai-chat`, `openai-responses` or `anthropic`"
             ))),
         }
     }
@@ -233,7 +239,9 @@ impl ProviderConfig {
             m.starts_with("gpt-5")
                 || (m.starts_with('o') && m[1..].starts_with(|c: char| c.is_ascii_digit()))
         };
-        if reasoning && self.api == ApiKind::OpenAiChat && self.base_url.contains("api.openai.com")
+        if reasoning
+            && matches!(self.api, ApiKind::OpenAiChat | ApiKind::OpenAiResponses)
+            && self.base_url.contains("api.openai.com")
         {
             return None;
         }
@@ -295,6 +303,14 @@ mod tests {
         );
         let back: ApiKind = serde_json::from_str("\"anthropic\"").unwrap();
         assert_eq!(back, ApiKind::Anthropic);
+        let responses: ApiKind = "openai-responses".parse().unwrap();
+        assert_eq!(responses, ApiKind::OpenAiResponses);
+        assert_eq!(responses.to_string(), "openai-responses");
+        assert_eq!(
+            serde_json::to_string(&responses).unwrap(),
+            "\"openai-responses\""
+        );
+        assert!(err.contains("openai-responses"), "{err}");
     }
 
     #[test]
@@ -347,6 +363,14 @@ mod temperature_tests {
         assert_eq!(
             cfg(ApiKind::OpenAiChat, openai, "openai/o3").sent_temperature(),
             None
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiResponses, openai, "gpt-5-mini").sent_temperature(),
+            None
+        );
+        assert_eq!(
+            cfg(ApiKind::OpenAiResponses, openai, "gpt-4.1").sent_temperature(),
+            Some(0.0)
         );
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! [`ModelClient::stream`] is the primitive: it sends one [`ModelRequest`], calls `on_event`
 //! with every [`StreamEvent`] as it arrives and returns the whole [`ModelResponse`].
-//! [`ModelClient::complete`] collects the same stream. Two wire formats are spoken:
+//! [`ModelClient::complete`] collects the same stream. Three wire formats are spoken:
 //! OpenAI Chat Completions (OpenAI and every OpenAI-compatible server: Ollama, llama.cpp, vLLM,
-//! LM Studio, OpenRouter) and Anthropic Messages.
+//! LM Studio, OpenRouter, Gemini), OpenAI Responses (reasoning items kept across turns) and
+//! Anthropic Messages.
 //!
 //! A request that fails in a retryable way (429, 5xx, 529, a connection failure, a stream that
 //! breaks before its end, a server that does not begin to answer — that one once) is sent again
@@ -28,6 +29,7 @@ mod prices;
 mod probe;
 mod profile;
 mod recover;
+mod responses;
 mod schema;
 mod sse;
 mod text_tools;
@@ -87,6 +89,7 @@ pub trait ModelClient: Send + Sync {
 pub fn client(cfg: ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
     let wire: Box<dyn client::Wire> = match cfg.api {
         ApiKind::OpenAiChat => Box::new(openai::OpenAiChat),
+        ApiKind::OpenAiResponses => Box::new(responses::OpenAiResponses),
         ApiKind::Anthropic => Box::new(anthropic::AnthropicMessages),
     };
     Ok(Arc::new(client::HttpModelClient::new(cfg, wire)?))

@@ -33,6 +33,11 @@ pub enum ChatMessage {
         content: String,
         #[serde(default)]
         tool_calls: Vec<ToolCall>,
+        /// The provider's reasoning items for this reply, opaque (OpenAI Responses `reasoning`
+        /// items with their `encrypted_content`): sent back as they are on the next request in
+        /// the same wire format, left out by the others. Empty for most replies.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<serde_json::Value>,
     },
     /// The result of the tool call `call_id`. Consecutive tool results are sent together.
     Tool {
@@ -100,4 +105,7 @@ pub struct ModelResponse {
     /// What the provider says the request cost in US dollars, when it says so (OpenRouter's
     /// `usage.cost`); it wins over the price table.
     pub reported_cost_usd: Option<f64>,
+    /// Reasoning items to carry on the reply's [`ChatMessage::Assistant`] (OpenAI Responses);
+    /// empty for the other formats.
+    pub reasoning: Vec<serde_json::Value>,
 }

@@ -66,6 +66,7 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let mut msg = json!({
                     "role": "assistant",
@@ -354,6 +355,7 @@ impl Decoder for ChatDecoder {
             stop_reason: self.finish_reason,
             model: self.server_model.unwrap_or(self.model),
             reported_cost_usd: self.reported_cost_usd,
+            reasoning: Vec::new(),
         }
     }
 }
@@ -434,6 +436,7 @@ mod tests {
                         arguments: "{oops".into(),
                     },
                 ],
+                reasoning: Vec::new(),
             }],
             tools: vec![],
             retry_sampling: None,

@@ -144,6 +144,7 @@ pub fn conversation(format: ToolFormat, messages: &[ChatMessage]) -> Vec<TextMes
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 for c in tool_calls {
                     names.insert(c.id.as_str(), c.name.as_str());
@@ -221,6 +222,7 @@ mod tests {
             ChatMessage::Assistant {
                 content: "Reading it.".into(),
                 tool_calls: vec![call("c1"), call("c2")],
+                reasoning: Vec::new(),
             },
             ChatMessage::Tool {
                 call_id: "c1".into(),

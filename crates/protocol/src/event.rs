@@ -136,8 +136,9 @@ pub struct TaskStarted {
     pub prompt: String,
     pub provider: String,
     pub model: String,
-    /// The wire format (`openai-chat` | `anthropic`) and server, so a follow-up can reach the same
-    /// model; the key is never recorded, only the name of the variable holding it.
+    /// The wire format (`openai-chat` | `openai-responses` | `anthropic`) and server, so a
+    /// follow-up can reach the same model; the key is never recorded, only the name of the
+    /// variable holding it.
     #[serde(default)]
     pub api: String,
     #[serde(default)]

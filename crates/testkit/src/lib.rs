@@ -1,7 +1,8 @@
 //! Test support for Bosun.
 //!
-//! - [`MockModelServer`]: a scripted model server speaking OpenAI Chat Completions and Anthropic
-//!   Messages (streaming, tool-call arguments split across chunks, usage with cache tokens) that
+//! - [`MockModelServer`]: a scripted model server speaking OpenAI Chat Completions, OpenAI
+//!   Responses and Anthropic Messages (streaming, tool-call arguments split across chunks,
+//!   reasoning items, usage with cache and reasoning tokens) that
 //!   records every request. Also as the `bosun-mock-model` binary.
 //! - [`fixture_repo`]: a small real git repository.
 //! - [`Trap`]: a program that leaves a mark when run.

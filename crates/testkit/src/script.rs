@@ -50,6 +50,15 @@ pub enum MockReply {
         #[serde(default)]
         chunk_delay_ms: u64,
     },
+    /// `reply` preceded by a reasoning item: on the OpenAI Responses wire an output item of type
+    /// `reasoning` with this `encrypted_content` (and `summary` as its summary text) streamed
+    /// before the reply's text and calls; the other wires leave it out.
+    WithReasoning {
+        encrypted_content: String,
+        #[serde(default)]
+        summary: String,
+        reply: Box<MockReply>,
+    },
 }
 
 impl MockReply {
@@ -90,10 +99,23 @@ impl MockReply {
 
     /// Sets the usage of a `Reply` (no effect on other kinds).
     pub fn with_usage(mut self, new: MockUsage) -> Self {
-        if let MockReply::Reply { usage, .. } = &mut self {
-            *usage = new;
+        match &mut self {
+            MockReply::Reply { usage, .. } => *usage = new,
+            MockReply::WithReasoning { reply, .. } => {
+                **reply = reply.as_ref().clone().with_usage(new);
+            }
+            _ => {}
         }
         self
+    }
+
+    /// This reply preceded by a reasoning item (see [`MockReply::WithReasoning`]).
+    pub fn with_reasoning(self, encrypted_content: &str, summary: &str) -> Self {
+        MockReply::WithReasoning {
+            encrypted_content: encrypted_content.into(),
+            summary: summary.into(),
+            reply: Box::new(self),
+        }
     }
 }
 
@@ -106,9 +128,10 @@ pub struct MockToolCall {
     pub arguments: String,
 }
 
-/// Token counts of a reply, normalised like `bosun_protocol::TokenUsage`: `input_tokens` counts
-/// every prompt token including cached and cache-written ones. On the Anthropic wire the
-/// uncached remainder is sent as `input_tokens`.
+/// Token counts of a reply: `input_tokens` counts every prompt token including cached and
+/// cache-written ones (on the Anthropic wire the uncached remainder is sent as `input_tokens`);
+/// `output_tokens` and `reasoning_tokens` are disjoint, and the wire's output (completion) tokens
+/// are their sum, with the reasoning part in its details as OpenAI reports it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MockUsage {
     #[serde(default)]
@@ -119,4 +142,6 @@ pub struct MockUsage {
     pub cached_input_tokens: u64,
     #[serde(default)]
     pub cache_write_tokens: u64,
+    #[serde(default)]
+    pub reasoning_tokens: u64,
 }

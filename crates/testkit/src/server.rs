@@ -1,10 +1,12 @@
-//! The scripted mock model server: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages`
-//! (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
+//! The scripted mock model server: `POST /v1/chat/completions` (OpenAI Chat), `POST
+//! /v1/responses` (OpenAI Responses), `POST /v1/messages` (Anthropic), `GET /v1/models`; plus `POST /_mock/replies` (push replies: one or an array) and
 //! `GET /_mock/requests` (the recorded requests) and `GET /_mock/stats` (`{"served",
 //! "in_flight", "peak_in_flight", "busy_ms"}`: model requests being answered now and at most at
 //! once, a streamed reply counting until its last byte, and the time spent answering them) for tests in other languages.
 
-use crate::render::{anthropic_frames, openai_frames, unfinished_frames};
+use crate::render::{
+    MockReasoning, Wire, anthropic_frames, openai_frames, responses_frames, unfinished_frames,
+};
 use crate::script::MockReply;
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -181,7 +183,11 @@ impl MockModelServer {
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path.ends_with("/chat/completions") || r.path.ends_with("/messages"))
+            .filter(|r| {
+                r.path.ends_with("/chat/completions")
+                    || r.path.ends_with("/messages")
+                    || r.path.ends_with("/responses")
+            })
             .collect()
     }
 
@@ -271,7 +277,12 @@ async fn serve(
             let model = method == Method::POST
                 && matches!(
                     uri.path(),
-                    "/v1/chat/completions" | "/chat/completions" | "/v1/messages" | "/messages"
+                    "/v1/chat/completions"
+                        | "/chat/completions"
+                        | "/v1/responses"
+                        | "/responses"
+                        | "/v1/messages"
+                        | "/messages"
                 );
             let guard = model.then(|| InFlight::enter(Arc::clone(&shared)));
             let response = handle(&shared, method, uri, headers, body).await;
@@ -316,11 +327,6 @@ impl Drop for InFlight {
         self.0.busy_us.fetch_add(us, Ordering::SeqCst);
         self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-enum Wire {
-    OpenAi,
-    Anthropic,
 }
 
 async fn handle(
@@ -411,6 +417,7 @@ async fn handle(
     let wire = match (&method, path.as_str()) {
         (&Method::GET, "/v1/models" | "/models") => return models(),
         (&Method::POST, "/v1/chat/completions" | "/chat/completions") => Wire::OpenAi,
+        (&Method::POST, "/v1/responses" | "/responses") => Wire::Responses,
         (&Method::POST, "/v1/messages" | "/messages") => Wire::Anthropic,
         _ => {
             return json_response(
@@ -463,6 +470,15 @@ async fn handle(
         );
     };
     let n = shared.served.fetch_add(1, Ordering::SeqCst) + 1;
+    // A scripted reasoning item, for the Responses wire; the other wires leave it out.
+    let (reasoning, reply) = match reply {
+        MockReply::WithReasoning {
+            encrypted_content,
+            summary,
+            reply,
+        } => (Some((encrypted_content, summary)), *reply),
+        other => (None, other),
+    };
     let model = body_json
         .get("model")
         .and_then(Value::as_str)
@@ -491,6 +507,10 @@ async fn handle(
                 .unwrap_or_else(|_| fallback())
         }
         MockReply::RawSse { body } => sse_response(Body::from(body)),
+        MockReply::WithReasoning { .. } => json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &json!({"error": {"message": "mock model: a reasoning item wraps another one"}}),
+        ),
         MockReply::HangBeforeHeaders => {
             shared.stopped().await;
             json_response(
@@ -554,6 +574,20 @@ async fn handle(
                         include_usage,
                     )
                 }
+                Wire::Responses => responses_frames(
+                    &format!("resp_mock_{n}"),
+                    &model,
+                    reasoning
+                        .as_ref()
+                        .map(|(encrypted_content, summary)| MockReasoning {
+                            encrypted_content,
+                            summary,
+                        })
+                        .as_ref(),
+                    &text,
+                    &tool_calls,
+                    &usage,
+                ),
                 Wire::Anthropic => {
                     anthropic_frames(&format!("msg_mock_{n}"), &model, &text, &tool_calls, &usage)
                 }
@@ -565,10 +599,12 @@ async fn handle(
 
 /// The opening frames and the repeated text frame of an answer that does not finish.
 fn unfinished(wire: &Wire, n: u64, model: &str, text: &str) -> (Vec<String>, String) {
-    match wire {
-        Wire::OpenAi => unfinished_frames(false, &format!("chatcmpl-mock-{n}"), model, text),
-        Wire::Anthropic => unfinished_frames(true, &format!("msg_mock_{n}"), model, text),
-    }
+    let id = match wire {
+        Wire::OpenAi => format!("chatcmpl-mock-{n}"),
+        Wire::Responses => format!("resp_mock_{n}"),
+        Wire::Anthropic => format!("msg_mock_{n}"),
+    };
+    unfinished_frames(*wire, &id, model, text)
 }
 
 /// SSE frames written together when a reply is not paced.
@@ -667,10 +703,14 @@ fn push_replies(shared: &Shared, body: &[u8]) -> Response {
     }
 }
 
-/// The text of a request's first user message (OpenAI Chat or Anthropic Messages), for
-/// [`MockOptions::routes`].
+/// The text of a request's first user message (OpenAI Chat, OpenAI Responses or Anthropic
+/// Messages), for [`MockOptions::routes`].
 fn first_user_text(body: &Value) -> String {
-    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+    let Some(messages) = body
+        .get("messages")
+        .or_else(|| body.get("input"))
+        .and_then(Value::as_array)
+    else {
         return String::new();
     };
     let Some(first) = messages

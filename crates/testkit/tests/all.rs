@@ -27,6 +27,7 @@ fn reply() -> MockReply {
             output_tokens: 12,
             cached_input_tokens: 200,
             cache_write_tokens: 50,
+            reasoning_tokens: 0,
         },
         chunk_delay_ms: 0,
         cut_after_events: None,

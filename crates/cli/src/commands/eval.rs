@@ -28,7 +28,7 @@ pub struct EvalArgs {
     /// A provider from $BOSUN_HOME/config.toml (default: the default provider)
     #[arg(long, conflicts_with_all = ["api", "base_url"])]
     provider: Option<String>,
-    /// Wire format: openai-chat or anthropic
+    /// Wire format: openai-chat, openai-responses or anthropic
     #[arg(long)]
     api: Option<String>,
     /// Server base URL, e.g. http://127.0.0.1:8080/v1
@@ -247,7 +247,7 @@ fn provider(args: &EvalArgs) -> anyhow::Result<(String, ProviderEntry)> {
         ));
     }
     if args.base_url.is_some() {
-        bail!("--base-url needs --api (openai-chat or anthropic)");
+        bail!("--base-url needs --api (openai-chat, openai-responses or anthropic)");
     }
     let config = BosunConfig::load(&crate::home())?;
     let (name, mut entry) = config.provider(args.provider.as_deref())?;

@@ -184,7 +184,7 @@ pub struct ProviderFlags {
     /// A provider from $BOSUN_HOME/config.toml
     #[arg(long, conflicts_with_all = ["api", "base_url"])]
     pub(crate) provider: Option<String>,
-    /// Wire format: openai-chat (OpenAI and compatible servers: Ollama, llama.cpp, vLLM, LM Studio) or anthropic
+    /// Wire format: openai-chat (OpenAI and compatible servers: Ollama, llama.cpp, vLLM, LM Studio, Gemini), openai-responses (OpenAI's Responses API) or anthropic
     #[arg(long)]
     pub(crate) api: Option<String>,
     /// Server base URL, e.g. http://127.0.0.1:11434/v1
@@ -316,7 +316,7 @@ fn named_entry(
         ));
     }
     if args.base_url.is_some() {
-        bail!("--base-url needs --api (openai-chat or anthropic)");
+        bail!("--base-url needs --api (openai-chat, openai-responses or anthropic)");
     }
     let (name, mut entry) = match (args.provider.as_deref(), recorded) {
         (None, Some(r)) if config.providers.contains_key(&r.name) => {

@@ -28,6 +28,7 @@ mod prices;
 mod profiles;
 mod redaction;
 mod repo_map;
+mod responses;
 mod resume;
 mod retries;
 mod review;

@@ -200,6 +200,7 @@ fn anthropic_wire_format_pairs_tool_use_ids_and_counts_cache_tokens() {
             output_tokens: 50,
             cached_input_tokens: 800,
             cache_write_tokens: 100,
+            reasoning_tokens: 0,
         };
     }
     let server =

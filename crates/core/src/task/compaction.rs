@@ -129,6 +129,7 @@ fn describe(m: &ChatMessage) -> String {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let calls: Vec<String> = tool_calls
                 .iter()
@@ -155,6 +156,7 @@ fn transcript(messages: &[ChatMessage]) -> String {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 out.push_str(&format!("AGENT:\n{content}\n"));
                 for c in tool_calls {
@@ -524,6 +526,7 @@ mod tests {
                 name: "read_file".into(),
                 arguments: format!("{{\"path\":\"{path}\"}}"),
             }],
+            reasoning: Vec::new(),
         }
     }
 

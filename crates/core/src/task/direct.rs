@@ -139,6 +139,7 @@ impl TaskRun {
                 conversation.push(ChatMessage::Assistant {
                     content: reply.to_string(),
                     tool_calls: Vec::new(),
+                    reasoning: Vec::new(),
                 });
             }
             // One turn, shaped like the example, every time: what Bosun has to say about the

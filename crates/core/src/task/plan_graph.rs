@@ -172,6 +172,7 @@ impl TaskRun {
         messages.push(ChatMessage::Assistant {
             content: response.text.clone(),
             tool_calls: vec![call.clone()],
+            reasoning: response.reasoning.clone(),
         });
         let (result, ended) = self.start_plan(&call, &args, recovered).await?;
         messages.push(result);

@@ -20,6 +20,7 @@ async fn text_tool_calls_and_cache_usage_are_normalised() {
             output_tokens: 42,
             cached_input_tokens: 3000,
             cache_write_tokens: 1500,
+            reasoning_tokens: 0,
         },
         chunk_delay_ms: 0,
         cut_after_events: None,
@@ -95,6 +96,7 @@ async fn request_has_headers_system_tools_and_tool_results_in_one_user_message()
                         arguments: "{\"command\": \"ls".into(),
                     },
                 ],
+                reasoning: Vec::new(),
             },
             ChatMessage::Tool {
                 call_id: "toolu_1".into(),

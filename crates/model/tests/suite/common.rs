@@ -30,6 +30,19 @@ pub fn openai(server: &MockModelServer, retry: RetryPolicy) -> Arc<dyn ModelClie
     client(cfg).unwrap()
 }
 
+/// OpenAI Responses at the mock, as OpenAI's reasoning model `gpt-5`.
+pub fn responses(server: &MockModelServer, retry: RetryPolicy) -> Arc<dyn ModelClient> {
+    let cfg = ProviderConfig::new(
+        "openai",
+        ApiKind::OpenAiResponses,
+        server.url() + "/v1",
+        "gpt-5",
+    )
+    .with_api_key(KEY)
+    .with_retry(retry);
+    client(cfg).unwrap()
+}
+
 pub fn anthropic(server: &MockModelServer, retry: RetryPolicy) -> Arc<dyn ModelClient> {
     let cfg = ProviderConfig::new(
         "anthropic",

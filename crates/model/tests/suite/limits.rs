@@ -22,7 +22,7 @@ fn small_limits() -> Limits {
 /// A client for `server` with small limits and fast retries, in the wire format `api`.
 fn limited(server: &MockModelServer, api: ApiKind) -> Arc<dyn ModelClient> {
     let base = match api {
-        ApiKind::OpenAiChat => server.url() + "/v1",
+        ApiKind::OpenAiChat | ApiKind::OpenAiResponses => server.url() + "/v1",
         ApiKind::Anthropic => server.url(),
     };
     let cfg = ProviderConfig::new("slow-local", api, base, "m")
@@ -31,7 +31,11 @@ fn limited(server: &MockModelServer, api: ApiKind) -> Arc<dyn ModelClient> {
     client(cfg).unwrap()
 }
 
-const WIRES: [ApiKind; 2] = [ApiKind::OpenAiChat, ApiKind::Anthropic];
+const WIRES: [ApiKind; 3] = [
+    ApiKind::OpenAiChat,
+    ApiKind::OpenAiResponses,
+    ApiKind::Anthropic,
+];
 
 #[tokio::test]
 async fn a_server_that_never_answers_times_out_and_is_retried_once() {
@@ -148,13 +152,14 @@ async fn a_slow_but_steady_stream_is_not_cut_by_the_idle_timeout() {
 async fn max_output_tokens_is_sent_as_each_apis_limit() {
     for (api, key) in [
         (ApiKind::OpenAiChat, "max_tokens"),
+        (ApiKind::OpenAiResponses, "max_output_tokens"),
         (ApiKind::Anthropic, "max_tokens"),
     ] {
         let server = MockModelServer::start(vec![MockReply::text("ok")])
             .await
             .unwrap();
         let base = match api {
-            ApiKind::OpenAiChat => server.url() + "/v1",
+            ApiKind::OpenAiChat | ApiKind::OpenAiResponses => server.url() + "/v1",
             ApiKind::Anthropic => server.url(),
         };
         let mut cfg = ProviderConfig::new("p", api, base, "m");

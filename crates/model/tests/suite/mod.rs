@@ -5,4 +5,5 @@ mod limits;
 mod openai;
 mod prices;
 mod recover;
+mod responses;
 mod retry;

@@ -28,6 +28,7 @@ async fn text_and_tool_calls_with_arguments_split_over_many_chunks() {
             output_tokens: 80,
             cached_input_tokens: 1024,
             cache_write_tokens: 0,
+            reasoning_tokens: 0,
         },
         chunk_delay_ms: 0,
         cut_after_events: None,
@@ -123,6 +124,7 @@ async fn request_body_replays_history_with_paired_tool_call_ids() {
                         arguments: r#"{"path":"b"}"#.into(),
                     },
                 ],
+                reasoning: Vec::new(),
             },
             ChatMessage::Tool {
                 call_id: "call_1".into(),

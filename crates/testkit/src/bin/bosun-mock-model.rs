@@ -1,6 +1,6 @@
 //! `bosun-mock-model --script FILE.json [--port N] [--record FILE.jsonl] [--props FILE.json] [--route MARKER=FILE.json …]`: serves a scripted
-//! model (OpenAI Chat Completions at `/v1/chat/completions`, Anthropic Messages at
-//! `/v1/messages`) and prints `listening http://127.0.0.1:PORT` as its first line.
+//! model (OpenAI Chat Completions at `/v1/chat/completions`, OpenAI Responses at
+//! `/v1/responses`, Anthropic Messages at `/v1/messages`) and prints `listening http://127.0.0.1:PORT` as its first line.
 
 use anyhow::Context;
 use bosun_testkit::{MockModelServer, MockOptions, MockReply};

@@ -21,8 +21,9 @@ branch: string,
  */
 worktree: string, prompt: string, provider: string, model: string, 
 /**
- * The wire format (`openai-chat` | `anthropic`) and server, so a follow-up can reach the same
- * model; the key is never recorded, only the name of the variable holding it.
+ * The wire format (`openai-chat` | `openai-responses` | `anthropic`) and server, so a
+ * follow-up can reach the same model; the key is never recorded, only the name of the
+ * variable holding it.
  */
 api: string, base_url: string, api_key_env?: string, 
 /**

@@ -12,9 +12,11 @@ export interface Preset {
   label: string;
   base_url: string;
   local: boolean;
+  /** The variable its key is usually in: the key variable when none is given. */
+  api_key_env?: string;
 }
 
-export type Api = "openai-chat" | "anthropic";
+export type Api = "openai-chat" | "openai-responses" | "anthropic";
 
 /** A provider's timeouts and size limits (crates/core/src/config.rs `ProviderLimits`); null: the default. */
 export interface ProviderLimits {

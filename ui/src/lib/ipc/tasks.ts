@@ -5,7 +5,7 @@ import { call } from "./journal";
 
 /** Which model serves a task: described in full, or a provider of config.toml by name. */
 export type ProviderChoice =
-  | { api: "openai-chat" | "anthropic"; base_url?: string; model: string; api_key_env?: string }
+  | { api: "openai-chat" | "openai-responses" | "anthropic"; base_url?: string; model: string; api_key_env?: string }
   | { name: string; model?: string };
 
 export type PolicyMode = "read-only" | "ask" | "auto-edit" | "full-auto";

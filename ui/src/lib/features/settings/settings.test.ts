@@ -27,6 +27,7 @@ function settingsWith(keychain: boolean): Settings {
     presets: [
       { id: "ollama", label: "Ollama", base_url: "http://127.0.0.1:11434/v1", local: true },
       { id: "openrouter", label: "OpenRouter", base_url: "https://openrouter.ai/api/v1", local: false },
+      { id: "gemini", label: "Gemini (OpenAI-compatible)", base_url: "https://generativelanguage.googleapis.com/v1beta/openai", local: false, api_key_env: "GEMINI_API_KEY" },
     ],
     provider_defaults: {
       connect_timeout_secs: 10,
@@ -92,6 +93,45 @@ describe("the first-run setup screen", () => {
       previous: null,
     });
     expect(saved).toHaveLength(1);
+  });
+
+  it("offers OpenAI's Responses API by default, and Chat Completions on request", async () => {
+    const s = settingsWith(true);
+    const { calls, set, click } = renderSetup(s, (cmd) => (cmd === "save_provider" ? s : null));
+    await click('[data-kind="openai"]');
+    set("model", "gpt-5");
+    await click("[data-save-provider]");
+    expect(calls[0].args.name).toBe("openai");
+    expect((calls[0].args.provider as { api: string }).api).toBe("openai-responses");
+    set("openai_api", "openai-chat");
+    await click("[data-save-provider]");
+    expect((calls[1].args.provider as { api: string }).api).toBe("openai-chat");
+  });
+
+  it("has a Gemini preset: its OpenAI-compatible endpoint, with the key from GEMINI_API_KEY unless one is typed", async () => {
+    const s = settingsWith(true);
+    const { target, calls, set, click } = renderSetup(s, (cmd) => (cmd === "save_provider" ? s : null));
+    await click('[data-preset="gemini"]');
+    expect(target.querySelector<HTMLInputElement>('[name="base_url"]')!.value).toBe("https://generativelanguage.googleapis.com/v1beta/openai");
+    expect(target.querySelector<HTMLInputElement>('[name="api_key_env"]')!.placeholder).toBe("GEMINI_API_KEY");
+    set("model", "gemini-2.5-flash");
+    await click("[data-save-provider]");
+    expect(calls[0].args).toEqual({
+      name: "gemini",
+      provider: {
+        api: "openai-chat",
+        model: "gemini-2.5-flash",
+        base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+        api_key_env: "GEMINI_API_KEY",
+        profile: {},
+      },
+      apiKey: null,
+      previous: null,
+    });
+    set("api_key", "AIza-typed-key");
+    await click("[data-save-provider]");
+    expect((calls[1].args.provider as { api_key_env?: string }).api_key_env).toBeUndefined();
+    expect(calls[1].args.apiKey).toBe("AIza-typed-key");
   });
 
   it("shows why a connection failed, and offers the environment variable when there is no keychain", async () => {
