@@ -232,13 +232,22 @@ impl ProviderConfig {
         }
     }
 
+    /// An OpenAI reasoning model by its name (`gpt-5*`, `o1`, `o3`, `o4-mini`, …).
+    pub fn is_reasoning_model(&self) -> bool {
+        let m = self.model.rsplit('/').next().unwrap_or(&self.model);
+        m.starts_with("gpt-5")
+            || (m.starts_with('o') && m[1..].starts_with(|c: char| c.is_ascii_digit()))
+    }
+
+    /// Whether to ask the Responses API for encrypted reasoning: not from OpenAI's own
+    /// non-reasoning models, which refuse `include: ["reasoning.encrypted_content"]`.
+    pub fn wants_encrypted_reasoning(&self) -> bool {
+        self.is_reasoning_model() || !self.base_url.contains("api.openai.com")
+    }
+
     /// The temperature to send to this model, if any.
     pub fn sent_temperature(&self) -> Option<f64> {
-        let reasoning = {
-            let m = self.model.rsplit('/').next().unwrap_or(&self.model);
-            m.starts_with("gpt-5")
-                || (m.starts_with('o') && m[1..].starts_with(|c: char| c.is_ascii_digit()))
-        };
+        let reasoning = self.is_reasoning_model();
         if reasoning
             && matches!(self.api, ApiKind::OpenAiChat | ApiKind::OpenAiResponses)
             && self.base_url.contains("api.openai.com")
@@ -334,6 +343,13 @@ mod temperature_tests {
     fn openai_reasoning_models_get_no_temperature_and_the_rest_get_zero() {
         let cfg = |api, url: &str, model: &str| ProviderConfig::new("p", api, url, model);
         let openai = "https://api.openai.com/v1";
+        // Encrypted reasoning is asked of reasoning models, and of servers Bosun cannot know.
+        assert!(cfg(ApiKind::OpenAiResponses, openai, "gpt-5").wants_encrypted_reasoning());
+        assert!(!cfg(ApiKind::OpenAiResponses, openai, "gpt-4.1").wants_encrypted_reasoning());
+        assert!(
+            cfg(ApiKind::OpenAiResponses, "http://127.0.0.1:1/v1", "gpt-4.1")
+                .wants_encrypted_reasoning()
+        );
         assert_eq!(
             cfg(ApiKind::OpenAiChat, openai, "gpt-5").sent_temperature(),
             None

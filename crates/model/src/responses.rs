@@ -94,9 +94,11 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
         "input": input,
         "stream": true,
         "store": false,
-        "include": ["reasoning.encrypted_content"],
         "max_output_tokens": cfg.max_output_tokens,
     });
+    if cfg.wants_encrypted_reasoning() {
+        body["include"] = json!(["reasoning.encrypted_content"]);
+    }
     if !req.system.is_empty() {
         body["instructions"] = json!(req.system);
     }
