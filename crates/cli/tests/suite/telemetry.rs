@@ -132,6 +132,7 @@ fn script() -> Vec<MockReply> {
                 output_tokens: 50,
                 cached_input_tokens: 800,
                 cache_write_tokens: 100,
+                ..MockUsage::default()
             },
         ),
         text("Wrote greet.txt."),
