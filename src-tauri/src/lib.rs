@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod feed;
 pub mod history;
+pub mod import;
 pub mod memory;
 pub mod notify;
 pub mod prepare;
@@ -176,6 +177,8 @@ pub fn run() -> Result<(), tauri::Error> {
             history::archive_task,
             history::delete_task,
             history::history_search,
+            import::import_folders,
+            import::import_sessions,
             costs::cost_dashboard,
             costs::task_usage,
             costs::cost_stats,

@@ -81,25 +81,61 @@ pub enum ImportError {
     },
 }
 
+/// A tool's folder of sessions, as the app offers to import it.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ImportFolder {
+    /// `claude-code` or `codex`.
+    pub source: String,
+    /// The tool's directory (`$CLAUDE_CONFIG_DIR`, `~/.claude`, `$CODEX_HOME`, `~/.codex`).
+    pub dir: String,
+    /// It has a sessions folder (`projects/`, `sessions/`).
+    pub found: bool,
+}
+
+/// Where each tool keeps its sessions by default, and whether they are there.
+pub fn default_folders() -> Vec<ImportFolder> {
+    [Source::ClaudeCode, Source::Codex]
+        .into_iter()
+        .filter_map(|s| {
+            let dir = s.default_dir()?;
+            Some(ImportFolder {
+                source: s.as_str().to_string(),
+                found: s.sessions_dir(&dir).is_dir(),
+                dir: dir.display().to_string(),
+            })
+        })
+        .collect()
+}
+
 /// What an import of one tool's folder did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct SourceReport {
-    pub source: &'static str,
+    pub source: String,
     /// The tool's directory.
     pub dir: String,
     /// Session files found.
+    #[ts(type = "number")]
     pub files: u64,
     /// Files with new lines this time.
+    #[ts(type = "number")]
     pub files_read: u64,
     /// Sessions (tasks) created this time.
+    #[ts(type = "number")]
     pub new_sessions: u64,
     /// Lines read this time, and of them skipped: not JSON of a known shape; of a type the
     /// reader does not know.
+    #[ts(type = "number")]
     pub lines: u64,
+    #[ts(type = "number")]
     pub malformed: u64,
+    #[ts(type = "number")]
     pub unknown: u64,
     /// Events written, of them model responses, and what those cost (priced ones).
+    #[ts(type = "number")]
     pub events: u64,
+    #[ts(type = "number")]
     pub responses: u64,
     pub cost_usd: f64,
     /// Files shorter than what was read of them before (rewritten): left alone.
@@ -150,7 +186,7 @@ pub fn import_dir(
     dir: &Path,
 ) -> Result<SourceReport, ImportError> {
     let mut report = SourceReport {
-        source: source.as_str(),
+        source: source.as_str().to_string(),
         dir: dir.display().to_string(),
         ..SourceReport::default()
     };
@@ -172,4 +208,21 @@ pub fn import_dir(
         report.cost_usd += scan.cost_usd;
     }
     Ok(report)
+}
+
+/// Imports what is new from each tool's default folder that has sessions (the app's "Import
+/// sessions" action).
+pub fn import_defaults(
+    store: &Store,
+    prices: &PriceTable,
+) -> Result<Vec<SourceReport>, ImportError> {
+    let mut reports = Vec::new();
+    for source in [Source::ClaudeCode, Source::Codex] {
+        if let Some(dir) = source.default_dir()
+            && source.sessions_dir(&dir).is_dir()
+        {
+            reports.push(import_dir(store, prices, source, &dir)?);
+        }
+    }
+    Ok(reports)
 }
