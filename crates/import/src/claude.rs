@@ -163,7 +163,12 @@ fn assistant(
         let id = message.get("id").and_then(Value::as_str);
         let request = line.get("requestId").and_then(Value::as_str);
         let key = id.map(|id| format!("claude-code:{id}:{}", request.unwrap_or("")));
-        if tokens != TokenUsage::default() {
+        // The later lines of a streamed message repeat its usage.
+        let repeated = key.is_some() && key == state.last_response;
+        if key.is_some() {
+            state.last_response.clone_from(&key);
+        }
+        if tokens != TokenUsage::default() && !repeated {
             out.push(Item::Usage {
                 ts: ts.to_string(),
                 model: model.unwrap_or("unknown").to_string(),

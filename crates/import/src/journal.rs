@@ -106,6 +106,7 @@ pub(crate) fn import_file(
             Line::Malformed => scan.malformed += 1,
         }
     }
+    usage_after_its_blocks(&mut items);
     let id = before
         .as_ref()
         .map(|f| f.task_id.clone())
@@ -242,6 +243,28 @@ pub(crate) fn import_file(
     Ok(scan)
 }
 
+/// A response's usage after what it said and called, as Bosun's own tasks have it: Claude Code
+/// writes the usage with the first line of a streamed message, before its later blocks. A usage
+/// moves past the assistant text and tool calls that follow it, up to a tool result, a user
+/// message or another usage.
+fn usage_after_its_blocks(items: &mut [Item]) {
+    let mut i = 0;
+    while i < items.len() {
+        if matches!(items[i], Item::Usage { .. }) {
+            let mut j = i;
+            while j + 1 < items.len()
+                && matches!(items[j + 1], Item::Assistant { .. } | Item::ToolCall { .. })
+            {
+                items.swap(j, j + 1);
+                j += 1;
+            }
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+}
+
 fn new_task(
     source: Source,
     path: &Path,
@@ -305,4 +328,65 @@ fn started(t: &NewTask) -> EventMsg {
         forked_from: None,
         profile: None,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn kinds(items: &[Item]) -> Vec<&'static str> {
+        items
+            .iter()
+            .map(|i| match i {
+                Item::User { .. } => "user",
+                Item::Assistant { .. } => "assistant",
+                Item::ToolCall { .. } => "call",
+                Item::ToolResult { .. } => "result",
+                Item::Usage { .. } => "usage",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_usage_follows_the_text_and_calls_of_its_response() {
+        let ts = String::new();
+        let usage = || Item::Usage {
+            ts: ts.clone(),
+            model: "m".into(),
+            tokens: Default::default(),
+            key: None,
+        };
+        let text = || Item::Assistant {
+            ts: ts.clone(),
+            text: "t".into(),
+        };
+        let call = || Item::ToolCall {
+            ts: ts.clone(),
+            call_id: "c".into(),
+            tool: "Read".into(),
+            args: serde_json::Value::Null,
+        };
+        let result = || Item::ToolResult {
+            ts: ts.clone(),
+            call_id: "c".into(),
+            output: String::new(),
+            error: false,
+            duration_ms: None,
+        };
+        let mut items = vec![usage(), text(), call(), result(), usage(), text(), usage()];
+        usage_after_its_blocks(&mut items);
+        assert_eq!(
+            kinds(&items),
+            [
+                "assistant",
+                "call",
+                "usage",
+                "result",
+                "assistant",
+                "usage",
+                "usage"
+            ]
+        );
+    }
 }

@@ -71,6 +71,9 @@ pub struct ReaderState {
     /// Tool calls begun and not yet ended: call id → begin time.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub open_calls: BTreeMap<String, String>,
+    /// Claude Code: the key of the last response whose usage was read (its later lines repeat it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_response: Option<String>,
     /// Codex: the session's cumulative usage at the last `token_count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totals: Option<[u64; 4]>,

@@ -231,9 +231,9 @@ fn fixtures_appear_in_history_and_costs_with_the_expected_totals() {
         [
             "task_started",
             "user_message",
-            "usage",
             "assistant_message",
             "tool_call_begin",
+            "usage",
             "tool_call_end",
             "tool_call_begin",
             "usage",
