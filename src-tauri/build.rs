@@ -63,6 +63,8 @@ fn main() {
         "archive_task",
         "delete_task",
         "history_search",
+        "import_folders",
+        "import_sessions",
         "get_budgets",
         "save_budgets",
         "provider_profile",

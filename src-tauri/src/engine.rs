@@ -155,6 +155,7 @@ impl Engine {
         prompt: String,
     ) -> Result<TaskId, IpcError> {
         let row = self.store.task(task)?;
+        bosun_core::CoreError::refuse_imported(&row, "forked")?;
         let started = self
             .store
             .events(&row.id, 0, 1)?

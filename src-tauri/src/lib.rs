@@ -14,6 +14,7 @@ pub mod error;
 pub mod feed;
 pub mod history;
 pub mod mcp;
+pub mod import;
 pub mod memory;
 pub mod notify;
 pub mod prepare;
@@ -178,6 +179,8 @@ pub fn run() -> Result<(), tauri::Error> {
             history::archive_task,
             history::delete_task,
             history::history_search,
+            import::import_folders,
+            import::import_sessions,
             costs::cost_dashboard,
             costs::task_usage,
             costs::cost_stats,

@@ -159,6 +159,10 @@ enum Command {
     /// --markdown: a readable transcript with diffs; --json: its events), or the whole journal
     /// with --all --jsonl
     Export(commands::export::ExportArgs),
+    /// Read other agents' sessions into the journal, read-only: Claude Code's
+    /// (`$CLAUDE_CONFIG_DIR` or ~/.claude) and Codex's (`$CODEX_HOME` or ~/.codex); a re-scan
+    /// reads only what is new. They show in `bosun history` and `bosun costs` with their source
+    Import(commands::import::ImportArgs),
     /// Read a `bosun export --all --jsonl` file into this journal (tasks already here are kept)
     ImportJournal { file: PathBuf },
     /// Hide a task from `bosun tasks` (everything is kept); --undo shows it again
@@ -276,6 +280,7 @@ fn main() -> ExitCode {
         } => commands::review::merge(&task, into, per_step, message, override_checks),
         Command::Rebase { task, onto } => commands::review::rebase(&task, onto.as_deref()),
         Command::Export(args) => commands::export::export(&args),
+        Command::Import(args) => commands::import::import(args),
         Command::ImportJournal { file } => commands::export::import_journal(&file),
         Command::Archive { task, undo } => commands::export::archive(&task, undo),
         Command::Delete { task } => commands::export::delete(&task),

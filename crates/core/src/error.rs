@@ -28,6 +28,24 @@ pub enum CoreError {
     Refused { code: &'static str, message: String },
 }
 
+impl CoreError {
+    /// Refuses `what` (`continued`, `reviewed`, …) on a session imported from another agent
+    /// (`bosun import`): it is read-only, Bosun has no worktree or conversation to go on with.
+    pub fn refuse_imported(row: &bosun_store::TaskRow, what: &str) -> Result<(), CoreError> {
+        match &row.source {
+            Some(source) => Err(CoreError::Refused {
+                code: "imported_task",
+                message: format!(
+                    "task {} is a {source} session read by `bosun import`: it is read-only and \
+                     cannot be {what}; start a new task with `bosun run`",
+                    row.id
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 impl From<bosun_store::StoreError> for CoreError {
     fn from(e: bosun_store::StoreError) -> Self {
         CoreError::Store(e)

@@ -144,6 +144,7 @@ use crate::fork::all_events;
 pub async fn continue_task(spec: ContinueSpec, store: Arc<Store>) -> Result<TaskHandle, CoreError> {
     store.reconcile_interrupted()?;
     let row = store.task(&spec.task_id)?;
+    CoreError::refuse_imported(&row, "continued or resumed")?;
     if row.status == TaskStatus::Running {
         return Err(CoreError::Config(format!(
             "task {} is still running (process {}); stop it first",

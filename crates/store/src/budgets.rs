@@ -60,6 +60,11 @@ pub enum Reservation {
     },
 }
 
+/// The usage rows of Bosun's own tasks: imported sessions' spend (another agent's, already
+/// paid) counts toward no budget.
+const OWN: &str =
+    "NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = u.task_id AND t.source IS NOT NULL)";
+
 /// A reservation older than this no longer holds (its request is long over, settled or not).
 const RESERVATION_TTL: &str = "-30 minutes";
 
@@ -106,12 +111,12 @@ fn status_in(conn: &Connection, limit: &BudgetLimit) -> Result<BudgetStatus, Sto
     let spent: f64 = match &limit.repo {
         None => conn
             .prepare_cached(&format!(
-                "SELECT total(cost_usd) FROM usage WHERE ts >= {start}"
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND {OWN}"
             ))?
             .query_row([], |r| r.get(0))?,
         Some(repo) => conn
             .prepare_cached(&format!(
-                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND u.repo = ?1"
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= {start} AND u.repo = ?1 AND {OWN}"
             ))?
             .query_row([repo], |r| r.get(0))?,
     };
@@ -226,7 +231,9 @@ impl Store {
     pub fn spend_since(&self, since: &str) -> Result<f64, StoreError> {
         Ok(self
             .conn()
-            .prepare_cached("SELECT total(cost_usd) FROM usage WHERE ts >= ?1")?
+            .prepare_cached(&format!(
+                "SELECT total(u.cost_usd) FROM usage u WHERE u.ts >= ?1 AND {OWN}"
+            ))?
             .query_row([since], |r| r.get(0))?)
     }
 }

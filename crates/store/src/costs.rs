@@ -24,11 +24,14 @@ pub enum CostGroup {
     /// The role whose model answered: `main` for the user's tasks, a sub-agent's role
     /// (`worker`, `escalation`, `planner`, …) for its responses.
     Role,
+    /// Where the task came from: `bosun` for Bosun's own, `claude-code` or `codex` for an
+    /// imported session.
+    Source,
 }
 
 impl CostGroup {
     /// Every group, as `--by` names them.
-    pub const ALL: [(&'static str, CostGroup); 7] = [
+    pub const ALL: [(&'static str, CostGroup); 8] = [
         ("day", CostGroup::Day),
         ("week", CostGroup::Week),
         ("month", CostGroup::Month),
@@ -36,6 +39,7 @@ impl CostGroup {
         ("model", CostGroup::Model),
         ("task", CostGroup::Task),
         ("role", CostGroup::Role),
+        ("source", CostGroup::Source),
     ];
 
     /// Periods sort newest first; the others costliest first.
@@ -66,7 +70,7 @@ pub struct CostFilter {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, export_to = "../../../ui/src/lib/bindings/")]
 pub struct CostRow {
-    /// The task id, repository path, model name, day, week (its Monday) or month.
+    /// The task id, repository path, model name, day, week (its Monday), month, role or source.
     pub key: String,
     pub figure: CostFigure,
 }
@@ -86,6 +90,10 @@ impl Store {
             CostGroup::Month => ("strftime('%Y-%m', u.ts, 'localtime')", "key DESC"),
             CostGroup::Role => (
                 "(SELECT coalesce(t.role, 'main') FROM tasks t WHERE t.id = u.task_id)",
+                "total(u.cost_usd) DESC, key",
+            ),
+            CostGroup::Source => (
+                "(SELECT coalesce(t.source, 'bosun') FROM tasks t WHERE t.id = u.task_id)",
                 "total(u.cost_usd) DESC, key",
             ),
         };

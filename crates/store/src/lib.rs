@@ -21,6 +21,7 @@ mod costs;
 mod dashboard;
 mod error;
 mod events;
+mod imports;
 mod liveness;
 mod memory;
 mod metrics;
@@ -42,6 +43,7 @@ pub use dashboard::{
     DailySeries, Stack, TokenClasses,
 };
 pub use error::StoreError;
+pub use imports::{ImportedFile, ImportedSession};
 pub use liveness::process_start_time;
 pub use memory::{MEMORY_LIMIT, MemoryKind, MemoryRow, NewMemory};
 pub use metrics::{StatsFilter, StatsGroup, StatsRow};

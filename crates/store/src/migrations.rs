@@ -456,6 +456,29 @@ const STEPS: &[&str] = &[
     ) STRICT;
     CREATE INDEX batch_items_by_task ON batch_items(task_id);
     "#,
+    // 10: other agents' sessions (Claude Code, Codex) read into the journal, read-only. `source`
+    // names where a task came from (`claude-code`, `codex`; null for Bosun's own): such a task's
+    // spend shows in the costs but counts toward no budget, and the statistics leave it out (its
+    // `task_metrics.imported`). `import_files` remembers how far each session file was read (the
+    // byte after its last complete line, and the reader's state there), so a re-scan reads only
+    // what is new; `import_responses` the model responses already counted (Claude Code copies a
+    // resumed session's messages into the new file).
+    r#"
+    ALTER TABLE tasks ADD COLUMN source TEXT;
+    CREATE TABLE import_files (
+        path       TEXT PRIMARY KEY NOT NULL,
+        source     TEXT NOT NULL,
+        task_id    TEXT NOT NULL,
+        offset     INTEGER NOT NULL,
+        lines      INTEGER NOT NULL DEFAULT 0,
+        malformed  INTEGER NOT NULL DEFAULT 0,
+        state      TEXT NOT NULL DEFAULT '{}',
+        updated_at TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE import_responses (
+        key TEXT PRIMARY KEY NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build of Bosun writes.

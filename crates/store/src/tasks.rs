@@ -93,18 +93,23 @@ pub struct TaskRow {
     /// 0 for the user's task, 1 for its children, 2 for theirs.
     #[serde(default)]
     pub depth: u32,
+    /// Where an imported session came from (`claude-code`, `codex`); absent for Bosun's own
+    /// tasks. An imported task is read-only: it cannot be continued, resumed or merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<String>,
 }
 
 const COLUMNS: &str = "id, repo, prompt, status, summary, created_at, updated_at, finished_at, \
     provider, model, base_commit, branch, worktree, input_tokens, output_tokens, \
     cached_input_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_usd, priced, \
-    tool_calls, last_seq, owner_pid, checks, review_state, files_changed, parent_task_id, role, depth";
+    tool_calls, last_seq, owner_pid, checks, review_state, files_changed, parent_task_id, role, depth, source";
 
 /// [`COLUMNS`] of the table aliased `t`.
 pub(crate) const COLUMNS_OF_T: &str = "t.id, t.repo, t.prompt, t.status, t.summary, t.created_at, \
     t.updated_at, t.finished_at, t.provider, t.model, t.base_commit, t.branch, t.worktree, \
     t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cache_write_tokens, \
-    t.cache_write_1h_tokens, t.reasoning_tokens, t.cost_usd, t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed, t.parent_task_id, t.role, t.depth";
+    t.cache_write_1h_tokens, t.reasoning_tokens, t.cost_usd, t.priced, t.tool_calls, t.last_seq, t.owner_pid, t.checks, t.review_state, t.files_changed, t.parent_task_id, t.role, t.depth, t.source";
 
 pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
     let status: String = r.get("status")?;
@@ -141,6 +146,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
         parent_task_id: r.get::<_, Option<String>>("parent_task_id")?.map(TaskId),
         role: r.get("role")?,
         depth: r.get("depth")?,
+        source: r.get("source")?,
     })
 }
 

@@ -105,6 +105,12 @@ fn row(hit: &HistoryHit, offset: time::UtcOffset) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| t.repo.clone());
     let cost = crate::commands::inspect::cost_text(t);
+    // An imported session says where it came from before its prompt.
+    let prompt = t.prompt.lines().next().unwrap_or("");
+    let prompt = match &t.source {
+        Some(source) => format!("[{source}] {prompt}"),
+        None => prompt.to_string(),
+    };
     format!(
         "{:<26}  {:<15}  {:<6}  {:<10}  {:>10}  {:<16}  {:<16}  {}",
         t.id,
@@ -114,7 +120,7 @@ fn row(hit: &HistoryHit, offset: time::UtcOffset) -> String {
         cost,
         local(&t.created_at, offset),
         short(&repo, 16),
-        short(t.prompt.lines().next().unwrap_or(""), 60),
+        short(&prompt, 60),
     )
 }
 

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod eval;
 pub mod export;
 pub mod history;
+pub mod import;
 pub mod inspect;
 pub mod map;
 pub mod mcp;

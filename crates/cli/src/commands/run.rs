@@ -87,6 +87,7 @@ pub fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
     let store = crate::commands::open_store()?;
     store.reconcile_interrupted()?;
     let row = store.find_task(&args.task)?;
+    bosun_core::CoreError::refuse_imported(&row, "forked")?;
     let recorded = recorded_model(&store, &row.id)?;
     let a = &args.session;
     let home = crate::home();
@@ -496,6 +497,7 @@ fn continue_then(
     let store = crate::commands::open_store()?;
     store.reconcile_interrupted()?;
     let row = store.find_task(&args.task)?;
+    bosun_core::CoreError::refuse_imported(&row, "continued or resumed")?;
     let recorded = recorded_model(&store, &row.id)?;
     let s = session(&args.session, recorded.as_ref(), None)?;
     let a = &args.session;

@@ -14,6 +14,7 @@ mod export;
 mod fork;
 mod git_escape;
 mod history;
+mod import_sessions;
 mod inspect;
 mod journal;
 mod map;

@@ -89,6 +89,7 @@ impl Reviewer {
     /// died already reads as interrupted: [`Reviewer::open`] reconciled the journal.
     pub(crate) fn ensure_stopped(&self) -> Result<TaskRow, CoreError> {
         let row = self.row()?;
+        CoreError::refuse_imported(&row, "reviewed, changed or merged")?;
         if row.status == TaskStatus::Running {
             return Err(CoreError::Review {
                 code: "running",

@@ -550,9 +550,10 @@ fn the_migration_indexes_an_existing_journal_as_appending_does() {
     assert!(live.0.len() > 15, "{live:?}");
     // Back to schema 2: the same events, no index, no new columns (and no step 4's marks, no
     // step 5's metrics, reservations and token columns, no step 6's tag cache, no step 7's
-    // memories, no step 8's sub-agent columns, no step 9's batches).
+    // memories, no step 8's sub-agent columns, no step 9's batches, no step 10's imports).
     conn.execute_batch(
-        "DROP TABLE batch_items; DROP TABLE batches; DROP INDEX tasks_by_parent; ALTER TABLE tasks DROP COLUMN parent_task_id;
+        "DROP TABLE import_responses; DROP TABLE import_files; ALTER TABLE tasks DROP COLUMN source;
+         DROP TABLE batch_items; DROP TABLE batches; DROP INDEX tasks_by_parent; ALTER TABLE tasks DROP COLUMN parent_task_id;
          ALTER TABLE tasks DROP COLUMN role; ALTER TABLE tasks DROP COLUMN depth;
          DROP TABLE memories; DROP TABLE tag_cache; DROP TABLE task_metrics; DROP TABLE budget_reservations;
          DROP TRIGGER usage_into_hourly; DROP TRIGGER usage_out_of_hourly; DROP TABLE usage_hourly;

@@ -42,6 +42,7 @@ fn a_created_task_reads_back_as_running_with_zero_totals() {
             parent_task_id: None,
             role: None,
             depth: 0,
+            source: None,
         }
     );
     assert_eq!(store.last_seq(&t.id).unwrap(), 0);

@@ -3,4 +3,4 @@
 /**
  * What a cost report adds up by.
  */
-export type CostGroup = "task" | "repo" | "model" | "day" | "week" | "month" | "role";
+export type CostGroup = "task" | "repo" | "model" | "day" | "week" | "month" | "role" | "source";

@@ -6,6 +6,6 @@ import type { CostFigure } from "./CostFigure";
  */
 export type CostRow = { 
 /**
- * The task id, repository path, model name, day, week (its Monday) or month.
+ * The task id, repository path, model name, day, week (its Monday), month, role or source.
  */
 key: string, figure: CostFigure, };

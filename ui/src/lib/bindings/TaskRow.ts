@@ -39,4 +39,9 @@ role?: string,
 /**
  * 0 for the user's task, 1 for its children, 2 for theirs.
  */
-depth: number, };
+depth: number, 
+/**
+ * Where an imported session came from (`claude-code`, `codex`); absent for Bosun's own
+ * tasks. An imported task is read-only: it cannot be continued, resumed or merged.
+ */
+source?: string, };

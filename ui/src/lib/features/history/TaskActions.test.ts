@@ -193,3 +193,18 @@ describe("the task menu", () => {
     expect(deleted()).toBe(0);
   });
 });
+
+describe("TaskActions of an imported session", () => {
+  it("offers no fork: an imported session is read-only", async () => {
+    const { default: TaskActions } = await import("./TaskActions.svelte");
+    const target = document.createElement("div");
+    document.body.appendChild(target);
+    app = mount(TaskActions, { target, props: { task: taskRow({ id: "cc-1", source: "claude-code" }), onfork: () => {}, ondeleted: () => {} } });
+    flushSync();
+    expect(target.querySelector('[data-testid="fork-button"]')).toBeNull();
+    unmount(app);
+    app = mount(TaskActions, { target, props: { task: taskRow({ id: "t1" }), onfork: () => {}, ondeleted: () => {} } });
+    flushSync();
+    expect(target.querySelector('[data-testid="fork-button"]')).not.toBeNull();
+  });
+});
