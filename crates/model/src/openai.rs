@@ -12,18 +12,23 @@ use serde_json::{Value, json};
 
 pub(crate) struct OpenAiChat;
 
+/// `Authorization: Bearer <key>` when the provider has a key (both OpenAI wire formats).
+pub(crate) fn bearer(cfg: &ProviderConfig) -> Vec<(&'static str, String)> {
+    match &cfg.api_key {
+        Some(key) if !key.expose().is_empty() => {
+            vec![("authorization", format!("Bearer {}", key.expose()))]
+        }
+        _ => Vec::new(),
+    }
+}
+
 impl Wire for OpenAiChat {
     fn url(&self, base_url: &str) -> String {
         format!("{}/chat/completions", base_url.trim_end_matches('/'))
     }
 
     fn headers(&self, cfg: &ProviderConfig) -> Vec<(&'static str, String)> {
-        match &cfg.api_key {
-            Some(key) if !key.expose().is_empty() => {
-                vec![("authorization", format!("Bearer {}", key.expose()))]
-            }
-            _ => Vec::new(),
-        }
+        bearer(cfg)
     }
 
     fn body(&self, cfg: &ProviderConfig, req: &ModelRequest) -> Value {

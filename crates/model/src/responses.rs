@@ -22,12 +22,7 @@ impl Wire for OpenAiResponses {
     }
 
     fn headers(&self, cfg: &ProviderConfig) -> Vec<(&'static str, String)> {
-        match &cfg.api_key {
-            Some(key) if !key.expose().is_empty() => {
-                vec![("authorization", format!("Bearer {}", key.expose()))]
-            }
-            _ => Vec::new(),
-        }
+        crate::openai::bearer(cfg)
     }
 
     fn body(&self, cfg: &ProviderConfig, req: &ModelRequest) -> Value {
