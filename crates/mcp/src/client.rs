@@ -128,7 +128,6 @@ pub struct Server {
     pub config: McpServerConfig,
     launch: Launch,
     conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
-    starts: AtomicU64,
     last_error: Mutex<Option<String>>,
 }
 
@@ -167,7 +166,6 @@ impl Server {
             config,
             launch,
             conn: tokio::sync::Mutex::new(None),
-            starts: AtomicU64::new(0),
             last_error: Mutex::new(None),
         }
     }
@@ -316,8 +314,7 @@ impl Server {
             }
             *slot = None;
         }
-        let n = self.starts.fetch_add(1, Ordering::SeqCst);
-        let started = tokio::time::timeout(self.config.startup_timeout(), self.start(n)).await;
+        let started = tokio::time::timeout(self.config.startup_timeout(), self.start()).await;
         let conn = match started {
             Ok(Ok(conn)) => Arc::new(conn),
             Ok(Err(e)) => {
@@ -341,10 +338,10 @@ impl Server {
         Ok(conn)
     }
 
-    async fn start(&self, n: u64) -> Result<Conn, McpError> {
+    async fn start(&self) -> Result<Conn, McpError> {
         match self.config.transport() {
             Transport::Http => self.start_http().await,
-            Transport::Stdio => self.start_stdio(n).await,
+            Transport::Stdio => self.start_stdio().await,
         }
     }
 
@@ -395,7 +392,7 @@ impl Server {
         })
     }
 
-    async fn start_stdio(&self, n: u64) -> Result<Conn, McpError> {
+    async fn start_stdio(&self) -> Result<Conn, McpError> {
         let (policy, exe) = match &self.launch.confinement {
             Confinement::Unavailable(reason) => {
                 return Err(McpError(format!(
@@ -406,7 +403,15 @@ impl Server {
             Confinement::Sandbox { policy, exe } => (Some(policy.clone()), exe.clone()),
             Confinement::Unconfined => (None, PathBuf::new()),
         };
-        let id = format!("{}-{}-{n}", self.name, std::process::id());
+        // Unique in this process (the app runs many tasks, each with its own `everything`):
+        // the FIFOs' directory is shared by all of them.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = format!(
+            "{}-{}-{}",
+            self.name,
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
         let dir = self.launch.io_dir.join(&id);
         let private = self.launch.scratch.join(&id);
         for d in [&dir, &private] {
@@ -451,6 +456,11 @@ impl Server {
             .map(|(k, v)| (k.clone(), placed(v)))
             .collect();
         env.push(("BOSUN_WORKTREE".into(), worktree.clone()));
+        let tmp = private.join("tmp");
+        let _ = std::fs::create_dir_all(&tmp);
+        for k in ["TMPDIR", "TMP", "TEMP"] {
+            env.push((k.into(), tmp.display().to_string()));
+        }
         let fingerprint = crate::names::short_hash(&self.config.fingerprint());
         let cache = self
             .launch
@@ -482,7 +492,7 @@ impl Server {
                     .as_ref()
                     .filter(|net| (net.grants)(&line))
                 {
-                    proxy = Some(self.start_proxy(net, &line, n)?);
+                    proxy = Some(self.start_proxy(net, &line, &id)?);
                     policy.proxy = proxy.as_ref().map(|p| p.socket().to_path_buf());
                 }
                 // What the user passed by name (or wrote literally) is passed; every other
@@ -490,8 +500,6 @@ impl Server {
                 policy.env_allow.extend(passed.iter().cloned());
                 // It writes in the worktree and its private directory, nowhere else (not the
                 // task's temp dir, which the agent's commands share, nor its git dir).
-                let tmp = private.join("tmp");
-                let _ = std::fs::create_dir_all(&tmp);
                 policy.write_paths =
                     vec![self.launch.worktree.clone(), private.clone(), cache.clone()];
                 policy.temp_dir = Some(tmp);
@@ -605,13 +613,11 @@ impl Server {
         &self,
         net: &Network,
         line: &str,
-        n: u64,
+        id: &str,
     ) -> Result<bosun_exec::Proxy, McpError> {
         std::fs::create_dir_all(&net.run_dir)
             .map_err(|e| McpError(format!("could not create {}: {e}", net.run_dir.display())))?;
-        let socket = net
-            .run_dir
-            .join(format!("mcp-{}-{}-{n}.sock", self.name, std::process::id()));
+        let socket = net.run_dir.join(format!("mcp-{id}.sock"));
         let decide = Arc::clone(&net.decide);
         let line = line.to_string();
         let decider: bosun_exec::Decider = Arc::new(move |request| {

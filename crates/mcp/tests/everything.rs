@@ -223,3 +223,40 @@ async fn a_streamable_http_server_lists_and_calls_its_tools() {
     server.stop().await;
     child.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn two_tasks_servers_of_one_name_at_once_keep_their_own_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = launch(&dir);
+    let mut b = launch(&dir);
+    // Two tasks: their own private roots, the one FIFO root of the process.
+    a.scratch = dir.path().join("tmp/a");
+    b.scratch = dir.path().join("tmp/b");
+    let first = Server::new("everything".into(), stdio("--m6"), a);
+    let second = Server::new("everything".into(), stdio("--m6"), b);
+    first.list_tools().await.unwrap();
+    second.list_tools().await.unwrap();
+    let cancel = CancellationToken::new();
+    let (env, _) = first
+        .call("get-env", serde_json::json!({}), &cancel)
+        .await
+        .unwrap();
+    let env: serde_json::Value = serde_json::from_str(&env).unwrap();
+    let first_tmp = PathBuf::from(env["TMPDIR"].as_str().unwrap());
+    second.stop().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        first_tmp.is_dir(),
+        "stopping the other removed {}",
+        first_tmp.display()
+    );
+    let (text, _) = first
+        .call(
+            "echo",
+            serde_json::json!({"message": "still here"}),
+            &cancel,
+        )
+        .await
+        .unwrap();
+    assert!(text.contains("still here"));
+}
