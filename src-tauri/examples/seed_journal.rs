@@ -100,6 +100,7 @@ impl Writer<'_> {
             priced: true,
             rates: None,
             latency_ms: Some(1200),
+            reasoning: Vec::new(),
         }))
     }
 }
@@ -1013,6 +1014,7 @@ mod costs {
                     priced: cost.is_some(),
                     rates: r,
                     latency_ms: Some(latency_ms),
+                    reasoning: Vec::new(),
                 }))?;
                 written.push(Written {
                     task: id.clone(),

@@ -166,6 +166,7 @@ impl Budget {
                 priced: priced.cost_usd.is_some(),
                 rates: priced.rates,
                 latency_ms: None,
+                reasoning: Vec::new(),
             },
             clamped,
         }

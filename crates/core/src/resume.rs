@@ -50,6 +50,7 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
         text: String,
         calls: Vec<ToolCall>,
         results: Vec<(String, Option<ChatMessage>)>,
+        reasoning: Vec<serde_json::Value>,
     }
     fn flush(turn: &mut Option<Turn>, messages: &mut Vec<ChatMessage>) {
         let Some(t) = turn.take() else { return };
@@ -59,7 +60,7 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
         messages.push(ChatMessage::Assistant {
             content: t.text,
             tool_calls: t.calls,
-            reasoning: Vec::new(),
+            reasoning: t.reasoning,
         });
         for (call_id, result) in t.results {
             messages.push(result.unwrap_or(ChatMessage::Tool {
@@ -88,12 +89,19 @@ pub fn rebuild_conversation(events: &[Event]) -> Vec<ChatMessage> {
                 });
             }
             // A model response ends with its usage; what follows belongs to it.
-            EventMsg::Usage(_) => {
+            EventMsg::Usage(u) => {
                 flush(&mut turn, &mut messages);
                 turn = Some(Turn {
                     text: String::new(),
                     calls: Vec::new(),
                     results: Vec::new(),
+                    // An item the journal's redaction touched would be refused: left out.
+                    reasoning: u
+                        .reasoning
+                        .iter()
+                        .filter(|item| !item.to_string().contains("[REDACTED:"))
+                        .cloned()
+                        .collect(),
                 });
             }
             EventMsg::AssistantMessage(m) => {

@@ -1129,6 +1129,7 @@ impl TaskRun {
         let recorded = self.budget.record(&model, self.client.model(), &response);
         let mut usage = recorded.event;
         usage.latency_ms = Some(latency_ms);
+        usage.reasoning = response.reasoning.clone();
         self.emitter.emit(EventMsg::Usage(usage))?;
         if !recorded.clamped.is_empty() {
             let said: Vec<String> = recorded

@@ -216,6 +216,7 @@ pub(crate) fn import_file(
                             priced: priced.cost_usd.is_some(),
                             rates: priced.rates,
                             latency_ms: None,
+                            reasoning: Vec::new(),
                         }),
                     )
                 }

@@ -413,6 +413,11 @@ pub struct UsageEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub latency_ms: Option<u64>,
+    /// The provider's reasoning items of this response, opaque (OpenAI Responses, with their
+    /// encrypted content): journaled so a resumed task sends them back as the live one did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, type = "Array<unknown>")]
+    pub reasoning: Vec<serde_json::Value>,
 }
 
 impl UsageEvent {

@@ -61,6 +61,7 @@ pub fn response(store: &Store, id: &str, seq: u64, model: &str, priced: bool) {
                 priced,
                 rates: priced.then_some(rates),
                 latency_ms: Some(900),
+                reasoning: Vec::new(),
             }),
         })
         .unwrap();

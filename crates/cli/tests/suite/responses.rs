@@ -117,6 +117,38 @@ fn a_task_runs_end_to_end_over_the_responses_api() {
     assert!(first.priced && (cost - expected).abs() < 1e-9, "{first:?}");
     assert!(usage[1].total_cost_usd > cost, "{:?}", usage[1]);
 
+    // A follow-up (`bosun continue`) rebuilds the conversation from the journal: the reasoning
+    // item goes back as the live task sent it.
+    server.push(text("Still there."));
+    let more = env.run_args_with_env(
+        &[
+            "continue",
+            &run.task_id(),
+            "--prompt",
+            "and the file?",
+            "--json",
+            "--api",
+            "openai-responses",
+            "--base-url",
+            &base,
+            "--model",
+            "gpt-5",
+            "--api-key-env",
+            "RESPONSES_TEST_KEY",
+        ],
+        &[("RESPONSES_TEST_KEY", KEY)],
+    );
+    assert_eq!(more.code(), Some(6), "answered: {}", more.stderr());
+    let last = server.model_requests().pop().unwrap();
+    let input = last.body["input"].as_array().unwrap();
+    assert!(
+        input
+            .iter()
+            .any(|i| i["type"] == "reasoning"
+                && i["encrypted_content"] == "gAAAA-encrypted-reasoning"),
+        "the continued task dropped the reasoning item: {input:?}"
+    );
+
     // The key is in no output and no file Bosun wrote.
     assert!(!String::from_utf8_lossy(&run.output.stdout).contains(KEY));
     assert!(!run.stderr().contains(KEY));

@@ -383,6 +383,7 @@ impl BenchModel {
             latency_ms: Some(
                 600 + rng.below(9_000) as u64 + rng.below(2) as u64 * rng.below(20_000) as u64,
             ),
+            reasoning: Vec::new(),
         };
         if let Some(
             [

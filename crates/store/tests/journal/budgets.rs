@@ -34,6 +34,7 @@ fn spend(store: &Store, task: &str, seq: u64, cost: Option<f64>) {
                 priced: cost.is_some(),
                 rates: None,
                 latency_ms: None,
+                reasoning: Vec::new(),
             }),
         })
         .unwrap();

@@ -42,6 +42,7 @@ fn priced(model: &str, cost: f64, source: &str) -> EventMsg {
         priced: true,
         rates: Some(rates(source)),
         latency_ms: Some(1234),
+        reasoning: Vec::new(),
     })
 }
 
@@ -59,6 +60,7 @@ fn unpriced(model: &str) -> EventMsg {
         priced: false,
         rates: None,
         latency_ms: None,
+        reasoning: Vec::new(),
     })
 }
 

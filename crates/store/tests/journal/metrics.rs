@@ -108,6 +108,7 @@ fn spend(cost: f64) -> EventMsg {
         priced: true,
         rates: None,
         latency_ms: None,
+        reasoning: Vec::new(),
     })
 }
 

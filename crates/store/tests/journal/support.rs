@@ -74,6 +74,7 @@ pub fn usage(model: &str, input: u64, output: u64, cost: f64, priced: bool) -> E
         priced,
         rates: None,
         latency_ms: None,
+        reasoning: Vec::new(),
     })
 }
 

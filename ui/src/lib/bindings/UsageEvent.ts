@@ -45,4 +45,9 @@ rates?: Rates,
 /**
  * From sending the request to the end of the response, in milliseconds.
  */
-latency_ms?: number, };
+latency_ms?: number, 
+/**
+ * The provider's reasoning items of this response, opaque (OpenAI Responses, with their
+ * encrypted content): journaled so a resumed task sends them back as the live one did.
+ */
+reasoning?: Array<unknown>, };
