@@ -151,14 +151,6 @@ impl Sandboxing {
         }
     }
 
-    /// The task's private temp dir, when commands are sandboxed.
-    pub fn temp_dir(&self) -> Option<&Path> {
-        match self {
-            Sandboxing::On { temp_dir, .. } => Some(temp_dir),
-            Sandboxing::Off { .. } | Sandboxing::Disabled => None,
-        }
-    }
-
     /// Where commands' proxy sockets go, when commands are sandboxed (without a sandbox nothing
     /// would make a command use the proxy, so none is started).
     pub fn run_dir(&self) -> Option<&Path> {

@@ -58,11 +58,6 @@ pub fn tool_name(server: &str, tool: &str) -> String {
     format!("{}_{hash}", &full[..keep])
 }
 
-/// The server and tool a model-facing name stands for, given the servers' tools.
-pub fn is_mcp_name(name: &str) -> bool {
-    name.starts_with(PREFIX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,8 +82,7 @@ mod tests {
             tool_name("a-very-long-server-name-indeed", &"tool".repeat(21))
         );
         assert_eq!(tool_name("s", "é"), tool_name("s", "é"), "stable");
-        assert!(is_mcp_name(&long));
-        assert!(!is_mcp_name("read_file"));
+        assert!(long.starts_with(PREFIX));
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
 
 /// Arguments replayed to the server: the raw text when it is JSON, else `{}` (several servers
 /// parse it and reject the whole request otherwise).
-fn replayed_arguments(raw: &str) -> String {
+pub(crate) fn replayed_arguments(raw: &str) -> String {
     if serde_json::from_str::<Value>(raw).is_ok() {
         raw.to_string()
     } else {

@@ -72,7 +72,7 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
                 for c in tool_calls {
                     input.push(
                         json!({"type": "function_call", "call_id": c.id, "name": c.name,
-                                      "arguments": replayed_arguments(&c.arguments)}),
+                                      "arguments": crate::openai::replayed_arguments(&c.arguments)}),
                     );
                 }
             }
@@ -117,15 +117,6 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
             .collect();
     }
     body
-}
-
-/// Arguments replayed to the server: the raw text when it is JSON, else `{}`.
-fn replayed_arguments(raw: &str) -> String {
-    if serde_json::from_str::<Value>(raw).is_ok() {
-        raw.to_string()
-    } else {
-        "{}".to_string()
-    }
 }
 
 /// A function call being streamed: output item `item_id` at `output_index`.

@@ -6,7 +6,7 @@
 //! An entry: `{"type": "stdio"|"http"|"sse", "command", "args", "env", "url", "headers"}`.
 
 use super::values::{carry_env, carry_header, note_unexpanded, parse_json};
-use super::{Found, ImportError, ImportedServer, Places, Unreadable, read};
+use super::{Found, ImportError, Places, read};
 use crate::config::McpServerConfig;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -168,20 +168,7 @@ fn servers_at(
     })?;
     let origin = format!("{}: {key}", path.display());
     for (name, entry) in servers {
-        match server(entry) {
-            Ok((config, notes)) => found.servers.push(ImportedServer {
-                name: name.clone(),
-                original_name: name.clone(),
-                origin: origin.clone(),
-                config,
-                notes,
-            }),
-            Err(reason) => found.unreadable.push(Unreadable {
-                name: name.clone(),
-                origin: origin.clone(),
-                reason,
-            }),
-        }
+        found.add(name, &origin, server(entry));
     }
     Ok(())
 }

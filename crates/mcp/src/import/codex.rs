@@ -7,7 +7,7 @@
 //! cwd, enabled_tools, disabled_tools, env_http_headers, a literal bearer_token.
 
 use super::values::{carry_env, carry_header, note_unexpanded, parse_toml};
-use super::{Found, ImportError, ImportedServer, Places, Unreadable, read};
+use super::{Found, ImportError, Places, read};
 use crate::config::McpServerConfig;
 use std::path::Path;
 use toml::Value;
@@ -48,20 +48,7 @@ pub(super) fn find_in_toml(text: &str, path: &Path) -> Result<Found, ImportError
     })?;
     let origin = format!("{}: mcp_servers", path.display());
     for (name, entry) in servers {
-        match server(entry) {
-            Ok((config, notes)) => found.servers.push(ImportedServer {
-                name: name.clone(),
-                original_name: name.clone(),
-                origin: origin.clone(),
-                config,
-                notes,
-            }),
-            Err(reason) => found.unreadable.push(Unreadable {
-                name: name.clone(),
-                origin: origin.clone(),
-                reason,
-            }),
-        }
+        found.add(name, &origin, server(entry));
     }
     Ok(found)
 }

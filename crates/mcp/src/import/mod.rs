@@ -95,6 +95,31 @@ pub struct Found {
     pub looked: Vec<String>,
 }
 
+impl Found {
+    /// One entry of a source, read into a server or kept as unreadable with why.
+    fn add(
+        &mut self,
+        name: &str,
+        origin: &str,
+        read: Result<(crate::McpServerConfig, Vec<String>), String>,
+    ) {
+        match read {
+            Ok((config, notes)) => self.servers.push(ImportedServer {
+                name: name.to_string(),
+                original_name: name.to_string(),
+                origin: origin.to_string(),
+                config,
+                notes,
+            }),
+            Err(reason) => self.unreadable.push(Unreadable {
+                name: name.to_string(),
+                origin: origin.to_string(),
+                reason,
+            }),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error("cannot read {path}: {message}")]
