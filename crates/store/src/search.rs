@@ -66,6 +66,8 @@ pub struct Facets {
     pub repos: Vec<FacetCount>,
     pub statuses: Vec<FacetCount>,
     pub models: Vec<FacetCount>,
+    /// `bosun`, `claude-code`, `codex`: where the tasks came from.
+    pub sources: Vec<FacetCount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -275,6 +277,12 @@ impl Store {
         if q.has_unreviewed {
             clauses.push("t.review_state IN ('unreviewed', 'in_review')".into());
         }
+        if !q.source.is_empty() {
+            let p = arg(Value::Text(serde_json::to_string(&q.source)?), &mut args);
+            clauses.push(format!(
+                "coalesce(t.source, 'bosun') IN (SELECT value FROM json_each({p}))"
+            ));
+        }
         // History counts top-level tasks: a sub-agent is shown inside its parent.
         clauses.push("t.parent_task_id IS NULL".into());
         let filter = format!("WHERE {}", clauses.join(" AND "));
@@ -289,9 +297,10 @@ impl Store {
             params_from_iter(args.iter()),
         )? as u64;
         let facets = Facets {
-            repos: facet(&conn, "repo")?,
-            statuses: facet(&conn, "status")?,
-            models: facet(&conn, "model")?,
+            repos: facet(&conn, "t.repo")?,
+            statuses: facet(&conn, "t.status")?,
+            models: facet(&conn, "t.model")?,
+            sources: facet(&conn, "coalesce(t.source, 'bosun')")?,
         };
         let order = match q.sort {
             Sort::Date => "t.created_at DESC, t.id DESC",
@@ -337,10 +346,11 @@ impl Store {
     }
 }
 
-fn facet(conn: &Connection, column: &str) -> Result<Vec<FacetCount>, StoreError> {
+/// The counts of `value` (an expression over the task `t`) among the hits.
+fn facet(conn: &Connection, value: &str) -> Result<Vec<FacetCount>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT t.{column}, count(*) FROM tasks t JOIN temp.history_hits h ON h.id = t.id
-         GROUP BY t.{column} ORDER BY count(*) DESC, t.{column} LIMIT 50"
+        "SELECT {value} AS v, count(*) FROM tasks t JOIN temp.history_hits h ON h.id = t.id
+         GROUP BY v ORDER BY count(*) DESC, v LIMIT 50"
     ))?;
     let rows = stmt.query_map([], |r| {
         Ok(FacetCount {

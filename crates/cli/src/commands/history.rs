@@ -1,6 +1,6 @@
 //! `bosun history`: every task, searched by the words of its events and filtered by tokens
 //! (`repo:`, `status:`, `model:`, `since:`, `until:`, `cost>`, `cost<`, `file:`,
-//! `has:unreviewed`), as a table with the matching snippet under each hit, or as JSON.
+//! `has:unreviewed`, `source:`), as a table with the matching snippet under each hit, or as JSON.
 
 use super::open_store;
 use bosun_store::search::local_now;

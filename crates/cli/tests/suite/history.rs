@@ -115,6 +115,11 @@ fn a_bad_token_exits_2_naming_the_filters() {
         (vec!["history", "colour:red"], "the filters are repo:"),
         (vec!["history", "status:done"], "the statuses are running"),
         (vec!["history", "since:yesterday"], "7d"),
+        (
+            vec!["history", "source:cursor"],
+            "the sources are bosun, claude-code, codex",
+        ),
+        (vec!["history", "source:,"], "names no source"),
     ] {
         let out = env.bosun().args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -211,6 +211,52 @@ fn fixtures_appear_in_history_and_costs_with_the_expected_totals() {
             ),
         ]
     );
+    // Filtered and counted by source.
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["history", "--json"];
+        all.extend_from_slice(args);
+        let page = h.json(&all);
+        let mut ids: Vec<String> = page["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["task"]["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&["source:claude-code"]), [CLAUDE_SESSION]);
+    assert_eq!(ids(&["source:Claude"]), [CLAUDE_SESSION]);
+    assert_eq!(ids(&["source:codex"]), [CODEX_SESSION]);
+    assert_eq!(ids(&["source:codex,claude-code"]).len(), 2);
+    assert!(ids(&["source:bosun"]).is_empty());
+    let mut sources: Vec<(String, u64)> = page["facets"]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["value"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    sources.sort();
+    assert_eq!(
+        sources,
+        [("claude-code".to_string(), 1), ("codex".to_string(), 1)]
+    );
+    let out = h
+        .bosun()
+        .args(["history", "source:aider"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown source `aider`") && err.contains("bosun, claude-code, codex"),
+        "{err}"
+    );
     let found = h.json(&["history", "--json", "empty_input"]);
     assert_eq!(found["hits"][0]["task"]["id"], CLAUDE_SESSION, "{found}");
     let found = h.json(&["history", "--json", "parse_args"]);

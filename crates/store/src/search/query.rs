@@ -10,6 +10,7 @@
 //! | `cost>X` / `cost<X` | that cost more / less than X dollars |
 //! | `file:TEXT` | with a checkpoint touching a path that contains TEXT |
 //! | `has:unreviewed` | whose review is `unreviewed` or `in_review` |
+//! | `source:A,B` | that came from one of these: `bosun` (Bosun's own), `claude-code`, `codex` (imported) |
 //!
 //! WHEN is a date `YYYY-MM-DD` (local midnight), an RFC 3339 time, or `7d` / `2w` / `3m` ago (days,
 //! weeks, calendar months). A later token of the same key replaces an earlier one. An unknown
@@ -57,6 +58,9 @@ pub struct HistoryQuery {
     pub cost_lt: Option<f64>,
     pub file: Option<String>,
     pub has_unreviewed: bool,
+    /// Any of these sources (empty: any): `bosun` for Bosun's own tasks, `claude-code` or
+    /// `codex` for imported sessions.
+    pub source: Vec<String>,
     pub sort: Sort,
     pub offset: u32,
     pub limit: u32,
@@ -75,6 +79,7 @@ impl Default for HistoryQuery {
             cost_lt: None,
             file: None,
             has_unreviewed: false,
+            source: Vec::new(),
             sort: Sort::Date,
             offset: 0,
             limit: 50,
@@ -82,7 +87,11 @@ impl Default for HistoryQuery {
     }
 }
 
-const KEYS: &str = "repo:, status:, model:, since:, until:, cost> / cost<, file:, has:unreviewed";
+const KEYS: &str =
+    "repo:, status:, model:, since:, until:, cost> / cost<, file:, has:unreviewed, source:";
+
+/// Where a task can come from, as `source:` names it.
+pub const SOURCES: [&str; 3] = ["bosun", "claude-code", "codex"];
 
 fn bad(message: String) -> StoreError {
     StoreError::BadQuery(message)
@@ -112,7 +121,9 @@ impl HistoryQuery {
                 push_word(&mut q.words, &token);
                 continue;
             };
-            let known = ["repo", "status", "model", "since", "until", "file", "has"];
+            let known = [
+                "repo", "status", "model", "since", "until", "file", "has", "source",
+            ];
             if !known.contains(&key) {
                 return Err(bad(format!(
                     "unknown filter `{key}:`; the filters are {KEYS} (put \"{token}\" in quotes to search for it)"
@@ -129,6 +140,7 @@ impl HistoryQuery {
                 "model" => q.model = Some(value.to_string()),
                 "file" => q.file = Some(value.to_string()),
                 "status" => q.status = statuses(value)?,
+                "source" => q.source = sources(value)?,
                 "since" => q.since = Some(utc(when(value, now, false)?)),
                 "until" => q.until = Some(utc(when(value, now, true)?)),
                 _ if value == "unreviewed" => q.has_unreviewed = true,
@@ -174,6 +186,7 @@ fn example(key: &str) -> &'static str {
         "status" => "status:failed,checks_failed",
         "since" | "until" => "since:7d, since:2026-11-01 or since:2026-11-01T09:00:00Z",
         "has" => "has:unreviewed",
+        "source" => "source:claude-code,codex",
         _ => "repo:app",
     }
 }
@@ -233,6 +246,34 @@ fn statuses(value: &str) -> Result<Vec<TaskStatus>, StoreError> {
             })
         })
         .collect()
+}
+
+fn sources(value: &str) -> Result<Vec<String>, StoreError> {
+    let mut out: Vec<String> = Vec::new();
+    for s in value.split(',').filter(|s| !s.is_empty()) {
+        let s = s.to_ascii_lowercase();
+        // What people call them: "claude", "claude_code" and "claudecode" mean Claude Code.
+        let canonical = match s.as_str() {
+            "claude" | "claude_code" | "claudecode" => "claude-code",
+            other => other,
+        };
+        if !SOURCES.contains(&canonical) {
+            return Err(bad(format!(
+                "unknown source `{s}`; the sources are {}",
+                SOURCES.join(", ")
+            )));
+        }
+        if !out.iter().any(|o| o == canonical) {
+            out.push(canonical.to_string());
+        }
+    }
+    if out.is_empty() {
+        return Err(bad(format!(
+            "`source:{value}` names no source; the sources are {}",
+            SOURCES.join(", ")
+        )));
+    }
+    Ok(out)
 }
 
 /// `7d`, `2w`, `3m` ago; a local date (its midnight, or the next one for an `until:`); or an

@@ -4,4 +4,8 @@ import type { FacetCount } from "./FacetCount";
 /**
  * Counts over every task matching the query, most frequent first.
  */
-export type Facets = { repos: Array<FacetCount>, statuses: Array<FacetCount>, models: Array<FacetCount>, };
+export type Facets = { repos: Array<FacetCount>, statuses: Array<FacetCount>, models: Array<FacetCount>, 
+/**
+ * `bosun`, `claude-code`, `codex`: where the tasks came from.
+ */
+sources: Array<FacetCount>, };

@@ -23,4 +23,9 @@ since: string | null,
  * Started before this time (RFC 3339, UTC; exclusive: `until:2026-11-30` is stored as the
  * next local midnight).
  */
-until: string | null, cost_gt: number | null, cost_lt: number | null, file: string | null, has_unreviewed: boolean, sort: Sort, offset: number, limit: number, };
+until: string | null, cost_gt: number | null, cost_lt: number | null, file: string | null, has_unreviewed: boolean, 
+/**
+ * Any of these sources (empty: any): `bosun` for Bosun's own tasks, `claude-code` or
+ * `codex` for imported sessions.
+ */
+source: Array<string>, sort: Sort, offset: number, limit: number, };

@@ -65,8 +65,12 @@ export class CostsView {
   /** Spend by role (`main` for the user's tasks, each sub-agent role), costliest first. */
   roles: CostTableRow[] | null = $state.raw(null);
   rolesError: IpcError | null = $state(null);
+  /** Spend by source (`bosun`, and `claude-code` / `codex` for imported sessions), costliest first. */
+  sources: CostTableRow[] | null = $state.raw(null);
+  sourcesError: IpcError | null = $state(null);
   private asked = 0;
   private rolesAsked = 0;
+  private sourcesAsked = 0;
   private statsAsked = 0;
 
   constructor() {
@@ -107,8 +111,12 @@ export class CostsView {
     }
   }
 
-  /** Reads the spend by role (the roles are few: one query over the usage, no limit). */
-  async loadRoles(): Promise<void> {
+  /** Reads the spend by role and by source (both are few: one query each over the usage, no limit). */
+  async loadGroups(): Promise<void> {
+    await Promise.all([this.loadRoles(), this.loadSources()]);
+  }
+
+  private async loadRoles(): Promise<void> {
     const n = ++this.rolesAsked;
     try {
       const rows = await costGroups("role");
@@ -118,6 +126,23 @@ export class CostsView {
     } catch (err) {
       if (n === this.rolesAsked) this.rolesError = toIpcError(err);
     }
+  }
+
+  private async loadSources(): Promise<void> {
+    const n = ++this.sourcesAsked;
+    try {
+      const rows = await costGroups("source");
+      if (n !== this.sourcesAsked) return;
+      this.sources = rows.map((r) => ({ key: r.key, figure: r.figure, outlier: false }));
+      this.sourcesError = null;
+    } catch (err) {
+      if (n === this.sourcesAsked) this.sourcesError = toIpcError(err);
+    }
+  }
+
+  /** Whether another agent's imported sessions are in the figures (the By source table shows then). */
+  get hasImported(): boolean {
+    return (this.sources ?? []).some((r) => r.key !== "bosun");
   }
 
   setDays(days: 30 | 90) {

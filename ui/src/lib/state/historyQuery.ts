@@ -8,6 +8,7 @@ export const TOKENS: { token: string; means: string }[] = [
   { token: "cost>0.5 / cost<0.1", means: "cost in dollars" },
   { token: "file:PATH", means: "tasks that touched a path" },
   { token: "has:unreviewed", means: "changes not reviewed yet (unreviewed or in review)" },
+  { token: "source:NAME", means: "where a task came from: bosun, claude-code, codex" },
 ];
 
 /** The query's words and tokens, split on spaces outside quotes. */

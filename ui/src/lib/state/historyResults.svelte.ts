@@ -4,7 +4,7 @@ import type { Facets, HistoryHit, HistoryPage } from "../ipc/history";
 /** Reads one page of a search: `limit` hits from `offset`. */
 export type PageFetch = (offset: number, limit: number) => Promise<HistoryPage>;
 
-const noFacets: Facets = { repos: [], statuses: [], models: [] };
+const noFacets: Facets = { repos: [], statuses: [], models: [], sources: [] };
 
 function asError(err: unknown): IpcError {
   if (err && typeof err === "object" && "message" in err) {

@@ -114,6 +114,7 @@ describe("the Costs view", () => {
       if (cmd === "cost_stats") return stats();
       if (cmd === "cost_groups") {
         asked.push(args);
+        if ((args as { by: string }).by === "source") return [{ key: "bosun", figure: figure(30.75, 44) }];
         return [
           { key: "main", figure: figure(20, 12) },
           { key: "worker", figure: figure(8, 30) },
@@ -123,7 +124,12 @@ describe("the Costs view", () => {
       throw new Error(cmd);
     });
     const table = await until(() => target.querySelector('[data-testid="cost-table-role"]'));
-    expect(asked).toEqual([{ by: "role", filter: {} }]);
+    expect(asked).toEqual([
+      { by: "role", filter: {} },
+      { by: "source", filter: {} },
+    ]);
+    // Bosun's own tasks only: no table by source.
+    expect(target.querySelector('[data-testid="cost-table-source"]')).toBeNull();
     expect(table.querySelector("h3")?.textContent).toBe("By role");
     const rows = [...table.querySelectorAll<HTMLElement>('[data-testid="cost-row"]')];
     expect(rows.map((r) => [r.dataset.key, r.querySelector('[data-testid="cost-row-cost"]')?.textContent])).toEqual([
@@ -133,6 +139,32 @@ describe("the Costs view", () => {
     ]);
     expect(rows[1].textContent).toContain("worker (sub-agents)");
     expect(rows[0].textContent).toContain("main (your tasks)");
+  });
+
+  it("splits the spend by source once another agent's sessions are imported", async () => {
+    const { target } = render((cmd, args) => {
+      if (cmd === "cost_dashboard") return dashboard();
+      if (cmd === "cost_stats") return stats();
+      if (cmd === "cost_groups" && (args as { by: string }).by === "source")
+        return [
+          { key: "claude-code", figure: figure(12.5, 30) },
+          { key: "bosun", figure: figure(4, 9) },
+          { key: "codex", figure: figure(0.25, 2) },
+        ];
+      if (cmd === "cost_groups") return [{ key: "main", figure: figure(16.75, 41) }];
+      throw new Error(cmd);
+    });
+    const table = await until(() => target.querySelector('[data-testid="cost-table-source"]'));
+    expect(table.querySelector("h3")?.textContent).toBe("By source");
+    const rows = [...table.querySelectorAll<HTMLElement>('[data-testid="cost-row"]')];
+    expect(rows.map((r) => [r.dataset.key, r.querySelector('[data-testid="cost-row-cost"]')?.textContent])).toEqual([
+      ["claude-code", "$12.50"],
+      ["bosun", "$4.00"],
+      ["codex", "$0.25"],
+    ]);
+    expect(rows[0].textContent).toContain("Claude Code (imported)");
+    expect(rows[1].textContent).toContain("Bosun");
+    expect(target.querySelector('[data-testid="costs-imported-note"]')?.textContent).toContain("count toward no budget");
   });
 
   it("says so when the spend by role cannot be read, and shows the rest", async () => {

@@ -34,6 +34,7 @@ const facets = {
   ],
   statuses: [{ value: "completed", count: 9000 }],
   models: [{ value: "gpt-4.1", count: 10000 }],
+  sources: [{ value: "bosun", count: 10000 }],
 };
 
 function hitAt(i: number, over: Partial<HistoryHit> = {}): HistoryHit {
@@ -172,6 +173,30 @@ describe("the History view", () => {
     expect(input.value).toBe("timeout status:completed");
     expect(searches[searches.length - 1].query).toBe("timeout status:completed");
     expect(facet.getAttribute("aria-pressed")).toBe("false");
+  });
+
+  it("has no Sources facet while every task is Bosun's own", async () => {
+    const { target } = render();
+    await until(() => target.querySelector('[data-facet="repo"]'), "the facets");
+    expect(target.querySelector('[data-facet="source"]')).toBeNull();
+    expect(target.querySelector(".facets")!.textContent).not.toContain("Sources");
+  });
+
+  it("filters by source from the Sources facet once another agent's sessions are imported", async () => {
+    const mixed = { ...facets, sources: [{ value: "bosun", count: 9000 }, { value: "claude-code", count: 900 }, { value: "codex", count: 100 }] };
+    const { target, searches } = render({ answer: () => ({ total: 1, hits: [hitAt(0)], facets: mixed }) });
+    const input = await until(() => target.querySelector<HTMLInputElement>('[data-testid="history-search"]'));
+    const claude = await until(() => target.querySelector<HTMLButtonElement>('[data-facet="source"][data-value="claude-code"]'), "the Claude Code facet");
+    expect(target.querySelector(".facets")!.textContent).toContain("Sources");
+    expect(claude.textContent).toContain("Claude Code");
+    expect(claude.textContent).toContain("900");
+    expect(target.querySelector('[data-facet="source"][data-value="bosun"]')!.textContent).toContain("Bosun");
+    expect(target.querySelector('[data-facet="source"][data-value="codex"]')!.textContent).toContain("Codex");
+    claude.click();
+    flushSync();
+    expect(input.value).toBe("source:claude-code");
+    expect(searches[searches.length - 1].query).toBe("source:claude-code");
+    expect(claude.getAttribute("aria-pressed")).toBe("true");
   });
 
   it("highlights a snippet's hits as text, never as HTML", async () => {
