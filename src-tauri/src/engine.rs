@@ -241,7 +241,11 @@ impl Engine {
             let mut telemetry = crate::telemetry::start(&engine.home);
             while let Some(ev) = handle.events.recv().await {
                 if let Some(t) = telemetry.as_mut() {
-                    t.observe(&ev);
+                    // A sub-agent's events are in the journal once it has finished.
+                    let store = &engine.store;
+                    t.observe_tree(&ev, &|child| {
+                        store.events(child, 0, usize::MAX).unwrap_or_default()
+                    });
                 }
                 match &ev.msg {
                     EventMsg::ApprovalRequested(r) => {

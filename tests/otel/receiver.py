@@ -13,7 +13,9 @@ what it received, one JSON object per line, to OUT_FILE:
   {"kind": "metric", "name": ..., "unit": ..., "type": "histogram"|"sum",
    "temporality": int, "points": [{"attributes": {...}, "count": ..., "sum": ..., "value": ...}]}
 
-A body that does not decode gets HTTP 400 and a {"kind": "error"} line. Prints "PORT <n>" on
+A body that does not decode gets HTTP 400 and a {"kind": "error"} line. With
+OTLP_RECEIVER_UNAVAILABLE=N in the environment, the first N requests get HTTP 503 with
+`Retry-After: 0` (an overloaded collector) and a {"kind": "refused"} line. Prints "PORT <n>" on
 stdout once listening (on 127.0.0.1, port 0 unless given).
 
 Usage: receiver.py OUT_FILE [PORT]
@@ -21,6 +23,7 @@ Usage: receiver.py OUT_FILE [PORT]
 
 import base64
 import json
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +34,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 OUT = sys.argv[1]
 LOCK = threading.Lock()
+UNAVAILABLE = [int(os.environ.get("OTLP_RECEIVER_UNAVAILABLE") or 0)]
 
 MESSAGES = {
     "/v1/traces": trace_service_pb2.ExportTraceServiceRequest,
@@ -147,6 +151,16 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
         path = self.path.split("?")[0]
+        with LOCK:
+            refuse = UNAVAILABLE[0] > 0
+            UNAVAILABLE[0] -= refuse
+        if refuse:
+            write([{"kind": "refused", "path": path}])
+            self.send_response(503)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         message = MESSAGES.get(path)
         if message is None:

@@ -24,6 +24,14 @@ pub(crate) fn start() -> Option<Telemetry> {
     ))
 }
 
+/// A sub-agent's events, read from the journal once it has finished (its own stream is its
+/// parent's loop's); none when the journal cannot be read.
+pub(crate) fn journaled(task: &bosun_protocol::TaskId) -> Vec<bosun_protocol::Event> {
+    crate::commands::open_store()
+        .and_then(|store| Ok(store.events(task, 0, usize::MAX)?))
+        .unwrap_or_default()
+}
+
 /// Waits (a few seconds at most) for the export to end, and says on stderr what was lost.
 pub(crate) async fn finish(telemetry: Option<Telemetry>) {
     if let Some(t) = telemetry

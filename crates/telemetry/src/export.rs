@@ -5,7 +5,7 @@ use crate::ExportConfig;
 use crate::follow::{Follower, Output};
 use crate::otlp::{Metric, Resource, Span, metrics_request, traces_request};
 use bosun_policy::redact::Redactor;
-use bosun_protocol::Event;
+use bosun_protocol::{Event, EventMsg, TaskId};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -19,6 +19,12 @@ const BATCH: usize = 256;
 const INTERVAL: Duration = Duration::from_secs(2);
 /// One export request's limit (connect included).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// Tries of one export request when the collector is throttling or unavailable.
+const ATTEMPTS: u32 = 3;
+/// The first wait before trying again, doubled each time.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// The longest wait before trying again (a longer `Retry-After` is cut to it).
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// How long [`Telemetry::finish`] waits for what is still queued.
 const FINISH_TIMEOUT: Duration = Duration::from_secs(8);
 
@@ -114,6 +120,20 @@ impl Telemetry {
         }
     }
 
+    /// Follows one event of a task whose sub-agents' events are in the journal, not on its
+    /// stream: after a `subagent_finished`, the child's events (`children` reads them; empty
+    /// when it cannot) are followed too, and theirs in turn, so each sub-agent's
+    /// `invoke_agent`, `chat` and `execute_tool` spans sit in the parent's trace under the
+    /// parent's span.
+    pub fn observe_tree(&mut self, ev: &Event, children: &dyn Fn(&TaskId) -> Vec<Event>) {
+        self.observe(ev);
+        if let EventMsg::SubagentFinished(f) = &ev.msg {
+            for child in children(&f.child_task_id) {
+                self.observe_tree(&child, children);
+            }
+        }
+    }
+
     /// Sends what is queued (waiting at most a few seconds) and stops the exporter.
     pub async fn finish(self) -> Report {
         let Telemetry {
@@ -201,23 +221,52 @@ impl Sender {
         }
     }
 
-    /// POSTs one request to `<endpoint>/v1/<signal>`; false (and counted) when it failed.
+    /// POSTs one request to `<endpoint>/v1/<signal>`, tried again as the OTLP spec says for a
+    /// throttled or unavailable collector (429, 502, 503, 504, or no connection): up to
+    /// [`ATTEMPTS`] tries, waiting its `Retry-After` or a doubling backoff, each wait capped.
+    /// False (and counted once) when it failed.
     async fn send(&self, signal: &str, body: &serde_json::Value) -> bool {
         let url = format!("{}/v1/{signal}", self.config.endpoint);
-        let mut req = self.client.post(&url).json(body);
-        for (k, v) in &self.config.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        let failure = match req.send().await {
-            Ok(resp) if resp.status().is_success() => return true,
-            Ok(resp) => format!("{url}: HTTP {}", resp.status().as_u16()),
-            // Said without the error's chain: it never holds the headers, but keep it short.
-            Err(e) if e.is_timeout() => format!("{url}: timed out"),
-            Err(e) if e.is_connect() => format!("{url}: could not connect"),
-            Err(e) if e.is_builder() => {
-                format!("{url}: bad request (check the endpoint and headers)")
+        let mut backoff = FIRST_BACKOFF;
+        let mut attempt = 1;
+        let failure = loop {
+            let mut req = self.client.post(&url).json(body);
+            for (k, v) in &self.config.headers {
+                req = req.header(k.as_str(), v.as_str());
             }
-            Err(_) => format!("{url}: request failed"),
+            let (failure, retry_after) = match req.send().await {
+                Ok(resp) if resp.status().is_success() => return true,
+                Ok(resp) => {
+                    let code = resp.status().as_u16();
+                    let retry = matches!(code, 429 | 502 | 503 | 504).then(|| {
+                        resp.headers()
+                            .get(reqwest::header::RETRY_AFTER)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.trim().parse::<u64>().ok())
+                            .map(Duration::from_secs)
+                    });
+                    (format!("{url}: HTTP {code}"), retry)
+                }
+                // Said without the error's chain: it never holds the headers, but keep it short.
+                Err(e) if e.is_timeout() => (format!("{url}: timed out"), None),
+                Err(e) if e.is_connect() => (format!("{url}: could not connect"), Some(None)),
+                Err(e) if e.is_builder() => (
+                    format!("{url}: bad request (check the endpoint and headers)"),
+                    None,
+                ),
+                Err(_) => (format!("{url}: request failed"), None),
+            };
+            // A timed-out request is not tried again: the collector is hanging, and each try
+            // would hold the queue for the whole request timeout.
+            match retry_after {
+                Some(after) if attempt < ATTEMPTS => {
+                    let wait = after.unwrap_or(backoff).min(MAX_BACKOFF);
+                    tokio::time::sleep(wait).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    attempt += 1;
+                }
+                _ => break failure,
+            }
         };
         self.counters
             .failed_requests

@@ -29,11 +29,25 @@ pub struct Follower {
     include_content: bool,
     redactor: Redactor,
     tasks: HashMap<String, TaskTrace>,
+    /// Sub-agents announced (`subagent_started`) whose own events have not begun: their spans
+    /// go in the parent's trace, under the parent's span.
+    children: HashMap<String, Link>,
+}
+
+/// Where a sub-agent's spans hang.
+#[derive(Debug, Clone)]
+struct Link {
+    trace_id: String,
+    parent_span_id: String,
+    parent_task: String,
+    role: String,
 }
 
 struct TaskTrace {
     trace_id: String,
     span_id: String,
+    /// A sub-agent's place under its parent.
+    link: Option<Link>,
     start_ns: u64,
     repo: Option<String>,
     provider: Option<String>,
@@ -69,6 +83,7 @@ impl Follower {
             include_content,
             redactor,
             tasks: HashMap::new(),
+            children: HashMap::new(),
         }
     }
 
@@ -77,7 +92,8 @@ impl Follower {
         let at = unix_nanos(&ev.ts);
         let key = ev.task_id.0.clone();
         if !self.tasks.contains_key(&key) {
-            self.tasks.insert(key.clone(), TaskTrace::new(at));
+            let link = self.children.remove(&key);
+            self.tasks.insert(key.clone(), TaskTrace::new(at, link));
         }
         let content = self.include_content;
         let redact = |text: &str| -> String { self.redactor.redact(text).text.into_owned() };
@@ -250,8 +266,21 @@ impl Follower {
                     error,
                 }));
             }
+            EventMsg::SubagentStarted(s) => {
+                self.children.insert(
+                    s.child_task_id.0.clone(),
+                    Link {
+                        trace_id: t.trace_id.clone(),
+                        parent_span_id: t.span_id.clone(),
+                        parent_task: key.clone(),
+                        role: s.role.clone(),
+                    },
+                );
+            }
             EventMsg::Error(e) => t.last_error = Some(e.code.clone()),
             EventMsg::TaskFinished(f) => {
+                // A sub-agent it announced whose events never came will not come now.
+                self.children.retain(|_, l| l.parent_task != key);
                 let summary = content.then(|| redact(&f.summary));
                 if let Some(t) = self.tasks.remove(&key) {
                     out.extend(t.finish(&key, f.status, summary, at));
@@ -264,10 +293,14 @@ impl Follower {
 }
 
 impl TaskTrace {
-    fn new(at: u64) -> TaskTrace {
+    fn new(at: u64, link: Option<Link>) -> TaskTrace {
         TaskTrace {
-            trace_id: format!("{:032x}", ulid::Ulid::new().0),
+            trace_id: link.as_ref().map_or_else(
+                || format!("{:032x}", ulid::Ulid::new().0),
+                |l| l.trace_id.clone(),
+            ),
             span_id: span_id(),
+            link,
             start_ns: at,
             repo: None,
             provider: None,
@@ -390,8 +423,17 @@ impl TaskTrace {
     ) -> Vec<Output> {
         let model = self.model.clone().unwrap_or_default();
         let mut attrs = self.gen_ai("invoke_agent", &model);
+        // A sub-agent is `bosun-<role>` (`bosun-worker`), under its parent's span.
+        let agent = match &self.link {
+            Some(l) => format!("bosun-{}", l.role),
+            None => "bosun".to_string(),
+        };
+        if let Some(l) = &self.link {
+            attrs.push(attr("bosun.task.parent_id", l.parent_task.as_str()));
+            attrs.push(attr("bosun.subagent.role", l.role.as_str()));
+        }
         attrs.extend([
-            attr("gen_ai.agent.name", "bosun"),
+            attr("gen_ai.agent.name", agent.as_str()),
             attr("gen_ai.conversation.id", task),
             attr("bosun.task.id", task),
             attr("bosun.task.outcome", status.as_str()),
@@ -424,8 +466,8 @@ impl TaskTrace {
         let root = Span {
             trace_id: self.trace_id,
             span_id: self.span_id,
-            parent_span_id: None,
-            name: "invoke_agent bosun".into(),
+            parent_span_id: self.link.map(|l| l.parent_span_id),
+            name: format!("invoke_agent {agent}"),
             kind: SpanKind::Internal,
             start_ns: self.start_ns,
             end_ns: at,

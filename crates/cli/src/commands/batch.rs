@@ -342,7 +342,7 @@ impl Follower for Cli {
             let mut round = 0;
             while let Some(ev) = handle.events.recv().await {
                 if let Some(t) = telemetry.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
-                    t.observe(&ev);
+                    t.observe_tree(&ev, &crate::telemetry::journaled);
                 }
                 match ev.msg {
                     EventMsg::TaskFinished(f) => status = Some(f.status),

@@ -549,7 +549,7 @@ async fn drive(
             ev = handle.events.recv() => {
                 let Some(ev) = ev else { break };
                 if let Some(t) = telemetry.as_mut() {
-                    t.observe(&ev);
+                    t.observe_tree(&ev, &crate::telemetry::journaled);
                 }
                 if let EventMsg::TaskFinished(f) = &ev.msg {
                     status = Some(f.status);

@@ -41,11 +41,17 @@ struct Receiver {
 
 impl Receiver {
     fn start(dir: &Path) -> Receiver {
+        Receiver::start_refusing(dir, 0)
+    }
+
+    /// A receiver answering its first `refused` requests with 503 (`Retry-After: 0`).
+    fn start_refusing(dir: &Path, refused: u32) -> Receiver {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/otel/receiver.py");
         let out = dir.join(format!("otlp-{}.jsonl", std::process::id()));
         let mut child = Command::new(receiver_python())
             .arg(&script)
             .arg(&out)
+            .env("OTLP_RECEIVER_UNAVAILABLE", refused.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -459,5 +465,154 @@ fn an_unreachable_collector_never_fails_the_task_and_is_said_once() {
     assert!(
         !stderr.contains("hdr-secret-9"),
         "a header value was logged"
+    );
+}
+
+#[test]
+fn a_sub_agents_spans_sit_in_its_parents_trace_under_the_parents_span() {
+    let env = Env::new();
+    let receiver = Receiver::start(env.dir.path());
+    write_config(
+        &env,
+        &format!("[telemetry]\notlp_endpoint = \"{}\"\n", receiver.endpoint()),
+    );
+    let server = MockModelServer::start_blocking_with(
+        vec![
+            tools(vec![call(
+                "toolu_d1",
+                "delegate",
+                json!({"brief": "CHILD-SPAN: write notes.txt saying hello", "scope": ["notes.txt"]}),
+            )]),
+            text("The sub-agent wrote the notes."),
+        ],
+        bosun_testkit::MockOptions {
+            routes: vec![(
+                "CHILD-SPAN".to_string(),
+                vec![
+                    tools(vec![call(
+                        "toolu_w1",
+                        "write_file",
+                        json!({"path": "notes.txt", "content": "hello\n"}),
+                    )]),
+                    text("Wrote notes.txt."),
+                ],
+            )]
+            .into_iter()
+            .collect(),
+            ..bosun_testkit::MockOptions::default()
+        },
+    )
+    .unwrap();
+    let run = env.run_args_with_env(
+        &[
+            "run",
+            "--json",
+            "--no-checks",
+            "--repo",
+            path_str(&env.repo),
+            "--prompt",
+            "organise the notes",
+            "--api",
+            "anthropic",
+            "--base-url",
+            &server.url(),
+            "--model",
+            "claude-sonnet-4-5",
+        ],
+        &[],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let parent = run.task_id();
+    let child = run
+        .events
+        .iter()
+        .find_map(|e| match &e.msg {
+            EventMsg::SubagentStarted(s) => Some(s.child_task_id.0.clone()),
+            _ => None,
+        })
+        .expect("a sub-agent started");
+
+    let records = receiver.records();
+    let spans = of_kind(&records, "span");
+    let mut names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "chat claude-sonnet-4-5",
+            "chat claude-sonnet-4-5",
+            "chat claude-sonnet-4-5",
+            "chat claude-sonnet-4-5",
+            "execute_tool delegate",
+            "execute_tool write_file",
+            "invoke_agent bosun",
+            "invoke_agent bosun-worker",
+        ]
+    );
+    let root = span(&spans, "invoke_agent bosun")[0];
+    let sub = span(&spans, "invoke_agent bosun-worker")[0];
+    assert_eq!(root["parentSpanId"], "");
+    assert_eq!(root["attributes"]["bosun.task.id"], parent.as_str());
+    // The sub-agent: in the parent's trace, under the parent's span, named as a child.
+    assert_eq!(sub["traceId"], root["traceId"]);
+    assert_eq!(sub["parentSpanId"], root["spanId"]);
+    let a = &sub["attributes"];
+    assert_eq!(a["bosun.task.id"], child.as_str());
+    assert_eq!(a["bosun.task.parent_id"], parent.as_str());
+    assert_eq!(a["bosun.subagent.role"], "worker");
+    assert_eq!(a["gen_ai.agent.name"], "bosun-worker");
+    assert_eq!(a["bosun.task.outcome"], "completed");
+    assert_eq!(a["bosun.model_requests"], 2);
+    // Each span hangs under the task that made it: the child's requests and its write under
+    // the child's span, the parent's under the parent's.
+    for s in &spans {
+        assert_eq!(s["traceId"], root["traceId"], "{}", s["name"]);
+        let owner = s["attributes"]["bosun.task.id"].as_str().unwrap();
+        if s["name"].as_str().unwrap().starts_with("invoke_agent") {
+            continue;
+        }
+        let under = if owner == child { sub } else { root };
+        assert_eq!(
+            s["parentSpanId"], under["spanId"],
+            "{} of {owner}",
+            s["name"]
+        );
+    }
+    let write = span(&spans, "execute_tool write_file")[0];
+    assert_eq!(write["attributes"]["bosun.task.id"], child.as_str());
+    let delegate = span(&spans, "execute_tool delegate")[0];
+    assert_eq!(delegate["attributes"]["bosun.task.id"], parent.as_str());
+    // The child's requests are in the token metrics too: four requests in all.
+    let metrics = of_kind(&records, "metric");
+    let requests: u64 = metrics
+        .iter()
+        .filter(|m| m["name"] == "gen_ai.client.operation.duration")
+        .flat_map(|m| m["points"].as_array().unwrap())
+        .map(|p| p["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(requests, 4, "{metrics:?}");
+}
+
+#[test]
+fn an_overloaded_collector_is_tried_again_and_nothing_is_lost() {
+    let env = Env::new();
+    // Two 503s: the first export request gets through on its third try.
+    let receiver = Receiver::start_refusing(env.dir.path(), 2);
+    write_config(
+        &env,
+        &format!("[telemetry]\notlp_endpoint = \"{}\"\n", receiver.endpoint()),
+    );
+    let server = MockModelServer::start_blocking(script()).unwrap();
+    let run = run_task(&env, &server, "add a greeting file", &[]);
+    let records = receiver.records();
+    assert_eq!(of_kind(&records, "refused").len(), 2, "{records:?}");
+    let spans = of_kind(&records, "span");
+    assert_eq!(spans.len(), 4, "every span arrived: {spans:?}");
+    assert_eq!(span(&spans, "invoke_agent bosun").len(), 1);
+    assert!(!of_kind(&records, "metric").is_empty());
+    assert!(
+        !run.stderr().contains("OpenTelemetry export"),
+        "a retried export was reported lost: {}",
+        run.stderr()
     );
 }
