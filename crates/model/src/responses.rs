@@ -33,17 +33,35 @@ impl Wire for OpenAiResponses {
         Box::new(ResponsesDecoder {
             provider: cfg.name.clone(),
             model: cfg.model.clone(),
+            origin: origin(cfg),
             ..ResponsesDecoder::default()
         })
     }
 }
 
+/// Bosun's mark on a reasoning item: which provider, server and model wrote it.
+const ORIGIN: &str = "bosun_origin";
+
+/// Who can read a reasoning item's encrypted content: the account (provider), server and model
+/// that wrote it. Another one (a fallback account, another model) rejects it.
+fn origin(cfg: &ProviderConfig) -> String {
+    format!("{}\u{1f}{}\u{1f}{}", cfg.name, cfg.base_url, cfg.model)
+}
+
 /// A reasoning item as it is sent back: without its server id (with `store: false` the server
-/// keeps no item to refer to, and rejects an id it does not know) or status.
-fn replayed_reasoning(item: &Value) -> Option<Value> {
+/// keeps no item to refer to, and rejects an id it does not know), status or Bosun's mark.
+/// None for an item another provider or model wrote (after a fallback or a model change): its
+/// encrypted content would fail the whole request there. An item without a mark (journaled
+/// before marks) is sent.
+fn replayed_reasoning(item: &Value, origin: &str) -> Option<Value> {
     let mut item = item.clone();
     let obj = item.as_object_mut()?;
     if obj.get("type").and_then(Value::as_str) != Some("reasoning") {
+        return None;
+    }
+    if let Some(from) = obj.remove(ORIGIN)
+        && from.as_str() != Some(origin)
+    {
         return None;
     }
     obj.remove("id");
@@ -54,6 +72,7 @@ fn replayed_reasoning(item: &Value) -> Option<Value> {
 /// The JSON body of a streaming Responses request.
 pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
     let mut input = Vec::with_capacity(req.messages.len());
+    let origin = origin(cfg);
     for m in &req.messages {
         match m {
             ChatMessage::User { content } => {
@@ -64,7 +83,11 @@ pub(crate) fn request_body(cfg: &ProviderConfig, req: &ModelRequest) -> Value {
                 tool_calls,
                 reasoning,
             } => {
-                input.extend(reasoning.iter().filter_map(replayed_reasoning));
+                input.extend(
+                    reasoning
+                        .iter()
+                        .filter_map(|r| replayed_reasoning(r, &origin)),
+                );
                 if !content.is_empty() {
                     input.push(json!({"type": "message", "role": "assistant",
                                       "content": [{"type": "output_text", "text": content}]}));
@@ -133,6 +156,8 @@ struct PartialCall {
 struct ResponsesDecoder {
     provider: String,
     model: String,
+    /// Marked on each reasoning item (see [`origin`]).
+    origin: String,
     server_model: Option<String>,
     text: String,
     /// Output items of type `message` whose text arrived as deltas.
@@ -219,7 +244,13 @@ impl ResponsesDecoder {
         emit: &(dyn Fn(StreamEvent) + Send + Sync),
     ) {
         match item.get("type").and_then(Value::as_str) {
-            Some("reasoning") => self.reasoning.push(item.clone()),
+            Some("reasoning") => {
+                let mut item = item.clone();
+                if let Some(obj) = item.as_object_mut() {
+                    obj.insert(ORIGIN.into(), Value::String(self.origin.clone()));
+                }
+                self.reasoning.push(item);
+            }
             Some("function_call") => {
                 let probe = json!({"item_id": item.get("id"), "output_index": output_index});
                 let slot = match self.call_slot(&probe) {
@@ -641,5 +672,59 @@ mod tests {
             body["tools"],
             json!([{"type":"function","name":"read_file","description":"Read","parameters":{"type":"object"}}])
         );
+    }
+
+    #[test]
+    fn reasoning_goes_back_only_to_the_provider_and_model_that_wrote_it() {
+        let cfg = |name: &str, model: &str| {
+            ProviderConfig::new(
+                name,
+                ApiKind::OpenAiResponses,
+                "https://api.openai.com/v1",
+                model,
+            )
+        };
+        let primary = cfg("openai", "gpt-5");
+        let mut decoder = ResponsesDecoder {
+            origin: origin(&primary),
+            ..ResponsesDecoder::default()
+        };
+        decoder.item_done(
+            &json!({"type":"reasoning","id":"rs_9","summary":[],"encrypted_content":"mine"}),
+            Some(0),
+            &|_| {},
+        );
+        let req = ModelRequest {
+            system: String::new(),
+            messages: vec![
+                ChatMessage::User {
+                    content: "go".into(),
+                },
+                ChatMessage::Assistant {
+                    content: "ok".into(),
+                    tool_calls: Vec::new(),
+                    reasoning: decoder.reasoning.clone(),
+                },
+            ],
+            tools: Vec::new(),
+            retry_sampling: None,
+        };
+        let reasoning_sent = |cfg: &ProviderConfig| -> Vec<Value> {
+            request_body(cfg, &req)["input"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i["type"] == "reasoning")
+                .cloned()
+                .collect()
+        };
+        // The same account and model: sent back, without Bosun's mark or the id.
+        assert_eq!(
+            reasoning_sent(&primary),
+            [json!({"type":"reasoning","summary":[],"encrypted_content":"mine"})]
+        );
+        // A fallback account, or another model: it could not decrypt it, so it is left out.
+        assert!(reasoning_sent(&cfg("openai-backup", "gpt-5")).is_empty());
+        assert!(reasoning_sent(&cfg("openai", "gpt-5-mini")).is_empty());
     }
 }
