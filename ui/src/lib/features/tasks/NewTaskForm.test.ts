@@ -69,6 +69,25 @@ describe("the New task form", () => {
     expect(started).toEqual(["01task"]);
   });
 
+  it("starts a task over the OpenAI Responses API at OpenAI's own address, not Ollama's", async () => {
+    const { target, calls, set } = render();
+    expect(target.querySelector<HTMLInputElement>('[name="base_url"]')?.value).toBe("http://127.0.0.1:11434/v1");
+    set("prompt", "Explain the parser");
+    set("api", "openai-responses");
+    expect(target.querySelector<HTMLInputElement>('[name="base_url"]')?.value).toBe("");
+    set("model", "gpt-5.1-codex");
+    set("api_key_env", "OPENAI_API_KEY");
+    target.querySelector("textarea")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    await settle();
+    expect(calls.length).toBe(1);
+    const request = (calls[0].args as { request: { provider: unknown } }).request;
+    expect(request.provider).toEqual({ api: "openai-responses", model: "gpt-5.1-codex", api_key_env: "OPENAI_API_KEY" });
+    // A URL typed for it stays when the API changes.
+    set("base_url", "https://proxy.example/v1");
+    set("api", "anthropic");
+    expect(target.querySelector<HTMLInputElement>('[name="base_url"]')?.value).toBe("https://proxy.example/v1");
+  });
+
   it("starts a task with a provider saved in Settings by its name", async () => {
     const calls: { cmd: string; args: unknown }[] = [];
     mockIPC((cmd, args) => {
