@@ -28,7 +28,7 @@ describe("imported sessions in the app", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("offers the import, and shows an imported Claude Code session in History with its badge", { timeout: 180_000 }, async (t) => {
+  it("offers the import, shows an imported Claude Code session in History with its badge and source, and its spend by source in Costs", { timeout: 180_000 }, async (t) => {
     requireBinaries("bosun-app", "bosun");
     const home = join(work, "home");
     const claude = join(work, "claude");
@@ -58,6 +58,24 @@ describe("imported sessions in the app", () => {
     ), 20_000);
     assert.equal(badge, "Claude Code");
     await screenshot(app, "history-imported.png");
+
+    // Where tasks came from: a Sources facet, which filters by source.
+    const facet = await waitFor("the Sources facet", () => app.find('[data-facet="source"][data-value="claude-code"]'), 10_000);
+    assert.match(await app.run("return document.querySelector('[data-facet=source][data-value=claude-code]').textContent;"), /Claude Code\s*1/);
+    await app.click(facet);
+    await waitFor("the search by source", () => app.run(
+      "return document.querySelector('[data-testid=history-search]').value === 'source:claude-code' && document.querySelectorAll('[data-testid=history-row]').length === 1 ? true : null;",
+    ), 10_000);
+
+    // Costs: the imported spend by source, said to count toward no budget.
+    await app.click(await app.find('[data-testid="costs-button"]'));
+    const row = await waitFor("the spend by source", () => app.run(
+      "const r = document.querySelector('[data-testid=cost-table-source] [data-key=claude-code]'); return r ? r.textContent : null;",
+    ), 20_000);
+    assert.match(row, /Claude Code \(imported\)/);
+    assert.match(await app.run("return document.querySelector('[data-testid=costs-imported-note]').textContent;"), /count toward no budget/);
+    await app.run("document.querySelector('[data-testid=cost-table-source]').scrollIntoView();");
+    await screenshot(app, "costs-by-source.png");
 
     const costs = JSON.parse(execFileSync(bin("bosun"), ["costs", "--by", "source", "--json"], { env: { ...process.env, ...env }, encoding: "utf8" }));
     assert.deepEqual(costs.map((r) => [r.key, r.figure.responses]), [["claude-code", 4]]);
