@@ -146,23 +146,34 @@ fn script() -> Vec<MockReply> {
 }
 
 fn run_task(env: &Env, server: &MockModelServer, prompt: &str, vars: &[(&str, &str)]) -> Run {
-    let run = env.run_args_with_env(
-        &[
-            "run",
-            "--json",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            prompt,
-            "--api",
-            "anthropic",
-            "--base-url",
-            &server.url(),
-            "--model",
-            "claude-sonnet-4-5",
-        ],
-        vars,
-    );
+    run_task_with(env, server, prompt, &[], vars)
+}
+
+/// `bosun run --json` of `prompt` on the Anthropic wire, with `extra` arguments; it must exit 0.
+fn run_task_with(
+    env: &Env,
+    server: &MockModelServer,
+    prompt: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Run {
+    let url = server.url();
+    let mut args = vec![
+        "run",
+        "--json",
+        "--repo",
+        path_str(&env.repo),
+        "--prompt",
+        prompt,
+        "--api",
+        "anthropic",
+        "--base-url",
+        &url,
+        "--model",
+        "claude-sonnet-4-5",
+    ];
+    args.extend_from_slice(extra);
+    let run = env.run_args_with_env(&args, vars);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     run
 }
@@ -503,25 +514,7 @@ fn a_sub_agents_spans_sit_in_its_parents_trace_under_the_parents_span() {
         },
     )
     .unwrap();
-    let run = env.run_args_with_env(
-        &[
-            "run",
-            "--json",
-            "--no-checks",
-            "--repo",
-            path_str(&env.repo),
-            "--prompt",
-            "organise the notes",
-            "--api",
-            "anthropic",
-            "--base-url",
-            &server.url(),
-            "--model",
-            "claude-sonnet-4-5",
-        ],
-        &[],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let run = run_task_with(&env, &server, "organise the notes", &["--no-checks"], &[]);
     let parent = run.task_id();
     let child = run
         .events
