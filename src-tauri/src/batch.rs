@@ -27,11 +27,13 @@ use tokio_util::sync::CancellationToken;
 /// The batches this app runs now, each with the token that stops its runner.
 #[derive(Default)]
 pub struct BatchRuns {
-    running: Mutex<HashMap<String, CancellationToken>>,
+    /// Each runner's stop token and its generation (a runner removes only its own entry).
+    running: Mutex<HashMap<String, (CancellationToken, u64)>>,
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl BatchRuns {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, (CancellationToken, u64)>> {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -45,7 +47,7 @@ impl BatchRuns {
     /// Stops batch `id`'s runner: its tasks are interrupted and left for a resume.
     pub fn stop(&self, id: &str) -> bool {
         match self.lock().get(id) {
-            Some(token) => {
+            Some((token, _)) => {
                 token.cancel();
                 true
             }
@@ -55,23 +57,32 @@ impl BatchRuns {
 
     /// Stops every runner (the app quits).
     pub fn stop_all(&self) {
-        for token in self.lock().values() {
+        for (token, _) in self.lock().values() {
             token.cancel();
         }
     }
 
-    /// Registers a runner; false when batch `id` already has one.
-    fn insert(&self, id: &str, token: CancellationToken) -> bool {
+    /// Registers a runner and returns its generation; None when batch `id` has a runner that
+    /// was not stopped. A stopped runner still winding down (it has released its batch but not
+    /// yet left this map) gives way to the new one.
+    fn insert(&self, id: &str, token: CancellationToken) -> Option<u64> {
         let mut running = self.lock();
-        if running.contains_key(id) {
-            return false;
+        if running.get(id).is_some_and(|(t, _)| !t.is_cancelled()) {
+            return None;
         }
-        running.insert(id.to_string(), token);
-        true
+        let generation = self
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        running.insert(id.to_string(), (token, generation));
+        Some(generation)
     }
 
-    fn remove(&self, id: &str) {
-        self.lock().remove(id);
+    /// Removes runner `generation` of batch `id`, not a newer one that took its place.
+    fn remove(&self, id: &str, generation: u64) {
+        let mut running = self.lock();
+        if running.get(id).is_some_and(|(_, g)| *g == generation) {
+            running.remove(id);
+        }
     }
 }
 
@@ -182,12 +193,12 @@ impl Follower for AppFollower {
 /// Runs batch `id` in the background (resuming what it left); refused when it runs already.
 fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result<(), IpcError> {
     let stop = CancellationToken::new();
-    if !engine.batches.insert(id, stop.clone()) {
+    let Some(generation) = engine.batches.insert(id, stop.clone()) else {
         return Err(IpcError::new(
             "batch_running",
             format!("batch {id} is running already"),
         ));
-    }
+    };
     let follower: Arc<dyn Follower> = Arc::new(AppFollower {
         engine: Arc::clone(engine),
     });
@@ -207,7 +218,7 @@ fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result
             ),
             Err(e) => tracing::warn!("batch {id} stopped with an error: {e}"),
         }
-        engine.batches.remove(&id);
+        engine.batches.remove(&id, generation);
     });
     Ok(())
 }
