@@ -53,7 +53,8 @@ pub fn review_checks(
     task_id: TaskId,
 ) -> Result<Option<ChecksReport>, IpcError> {
     let engine = Arc::clone(runner.engine()?);
-    let reviewer = Reviewer::open(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
+    let reviewer =
+        Reviewer::open_changes(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
     Ok(reviewer.merge_checks()?)
 }
 
@@ -64,6 +65,7 @@ pub async fn review_run_checks(
     task_id: TaskId,
 ) -> Result<ChecksReport, IpcError> {
     let engine = Arc::clone(runner.engine()?);
-    let reviewer = Reviewer::open(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
+    let reviewer =
+        Reviewer::open_changes(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
     Ok(reviewer.run_merge_checks().await?)
 }

@@ -23,7 +23,7 @@ pub fn export_task(
     match format.as_str() {
         "patch" => {
             let reviewer =
-                Reviewer::open(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
+                Reviewer::open_changes(&engine.home, Arc::clone(&engine.store), task_id.as_str())?;
             Ok(reviewer.export(&path)?)
         }
         "markdown" => {

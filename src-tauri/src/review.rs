@@ -24,7 +24,7 @@ fn reviewer(
     task: &TaskId,
 ) -> Result<(Arc<Engine>, Reviewer), IpcError> {
     let engine = Arc::clone(runner.engine()?);
-    let reviewer = Reviewer::open(&engine.home, Arc::clone(&engine.store), task.as_str())?;
+    let reviewer = Reviewer::open_changes(&engine.home, Arc::clone(&engine.store), task.as_str())?;
     Ok((engine, reviewer))
 }
 

@@ -12,6 +12,8 @@ pub struct Transcript {
     in_text: bool,
     /// True when the last output chunk did not end with a newline.
     open_line: bool,
+    /// Assistant text streamed since the last whole assistant message.
+    streamed: bool,
 }
 
 impl Transcript {
@@ -20,6 +22,7 @@ impl Transcript {
             color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
             in_text: false,
             open_line: false,
+            streamed: false,
         }
     }
 
@@ -44,6 +47,7 @@ impl Transcript {
         match &ev.msg {
             EventMsg::AssistantDelta(d) => {
                 self.in_text = true;
+                self.streamed = true;
                 write!(out, "{}", d.text)?;
                 return Ok(());
             }
@@ -62,9 +66,14 @@ impl Transcript {
             }
             _ => {}
         }
-        // Assistant text was already streamed; only end its line.
-        if let EventMsg::AssistantMessage(_) = &ev.msg {
-            return self.end_text(out);
+        // Assistant text was already streamed: only its line ends. Text that never streamed
+        // (a session imported from another agent) is written whole.
+        if let EventMsg::AssistantMessage(m) = &ev.msg {
+            if std::mem::take(&mut self.streamed) {
+                return self.end_text(out);
+            }
+            self.end_text(out)?;
+            return writeln!(out, "{}", m.text.trim_end());
         }
         self.end_text(out)?;
         match &ev.msg {
@@ -77,7 +86,9 @@ impl Transcript {
                     t.branch,
                     t.model
                 )?;
-                writeln!(out, "  worktree {}", t.worktree)?;
+                if !t.worktree.is_empty() {
+                    writeln!(out, "  worktree {}", t.worktree)?;
+                }
                 if let Some(p) = t.profile.as_ref().and_then(bosun_core::profiles::from_info) {
                     writeln!(out, "  profile {}", bosun_core::profiles::describe(&p))?;
                 }

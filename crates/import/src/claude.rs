@@ -163,19 +163,36 @@ fn assistant(
         let id = message.get("id").and_then(Value::as_str);
         let request = line.get("requestId").and_then(Value::as_str);
         let key = id.map(|id| format!("claude-code:{id}:{}", request.unwrap_or("")));
-        // The later lines of a streamed message repeat its usage.
+        // The later lines of a streamed message repeat its usage, the output tokens counted so
+        // far growing: the last line's is the response's.
         let repeated = key.is_some() && key == state.last_response;
         if key.is_some() {
             state.last_response.clone_from(&key);
         }
-        if tokens != TokenUsage::default() && !repeated {
-            out.push(Item::Usage {
+        if !repeated {
+            state.last_usage = None;
+        }
+        if tokens == TokenUsage::default() || state.last_usage == Some(tokens) {
+            return Line::Read;
+        }
+        let earlier = out.iter_mut().rev().find_map(|i| match i {
+            Item::Usage {
+                key: k, tokens: t, ..
+            } if repeated && *k == key => Some(t),
+            _ => None,
+        });
+        match earlier {
+            // Read in this scan: it is not journaled yet.
+            Some(t) => *t = tokens,
+            None => out.push(Item::Usage {
                 ts: ts.to_string(),
                 model: model.unwrap_or("unknown").to_string(),
                 tokens,
                 key,
-            });
+                replaces: if repeated { state.last_usage } else { None },
+            }),
         }
+        state.last_usage = Some(tokens);
     }
     Line::Read
 }

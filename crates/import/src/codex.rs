@@ -155,9 +155,16 @@ fn event_msg(state: &mut ReaderState, p: &Value, ts: &str, out: &mut Vec<Item>) 
                     n(u, "reasoning_output_tokens"),
                 ]
             };
+            let mut key = None;
             let this = match (info.get("total_token_usage"), info.get("last_token_usage")) {
                 (Some(total), _) if total.is_object() => {
                     let total = four(total);
+                    // The session's running totals name the response that grew them: the same
+                    // session read from another file does not count it twice.
+                    key = state
+                        .session_id
+                        .as_ref()
+                        .map(|s| format!("codex:{s}:{}", total.map(|n| n.to_string()).join(":")));
                     let before = state.totals.unwrap_or_default();
                     state.totals = Some(total);
                     let mut d = [0; 4];
@@ -186,7 +193,8 @@ fn event_msg(state: &mut ReaderState, p: &Value, ts: &str, out: &mut Vec<Item>) 
                     cache_write_1h_tokens: 0,
                     reasoning_tokens: reasoning,
                 },
-                key: None,
+                key,
+                replaces: None,
             });
             Line::Read
         }

@@ -4,11 +4,13 @@
 use crate::session::{Item, Line, ReaderState};
 use crate::{ImportError, Source};
 use bosun_model::{PriceTable, ServiceTier};
+use bosun_policy::redact::Redactor;
 use bosun_protocol::{
-    AssistantMessage, CallId, Event, EventMsg, TaskId, TaskStarted, ToolCallBegin, ToolCallEnd,
-    ToolCallStatus, UsageEvent, UserMessage,
+    AssistantMessage, CallId, Event, EventMsg, Redacted, TaskId, TaskStarted, TokenUsage,
+    ToolCallBegin, ToolCallEnd, ToolCallStatus, UsageEvent, UserMessage,
 };
 use bosun_store::{ImportedFile, ImportedSession, NewTask, Store, StoreError};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -28,6 +30,10 @@ pub struct FileScan {
     pub cost_usd: f64,
     /// The file is shorter than what was read of it (rewritten): left alone.
     pub shrunk: bool,
+    /// The file repeats a session already imported from this other file (a copy): left alone.
+    pub copy_of: Option<String>,
+    /// Secrets replaced in what was imported.
+    pub redacted: usize,
 }
 
 /// The task id of a session: `cc-<session>` (a sub-agent's `cc-agent-<id>`), `codex-<session>`.
@@ -52,43 +58,16 @@ pub(crate) fn is_agent_file(path: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
 }
 
-pub(crate) fn import_file(
-    store: &Store,
-    prices: &PriceTable,
+/// The lines of `bytes` up to its last newline (a line still being written is read by the next
+/// scan) through the reader, and where the last complete one ends; None when no line is
+/// complete.
+fn read_lines(
     source: Source,
-    path: &Path,
-) -> Result<FileScan, ImportError> {
-    let io = |e| ImportError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let key = path.display().to_string();
-    let before = store.imported_file(&key)?;
-    let mut scan = FileScan {
-        known: before.is_some(),
-        ..FileScan::default()
-    };
-    let offset = before.as_ref().map_or(0, |f| f.offset);
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len < offset {
-        scan.shrunk = true;
-        return Ok(scan);
-    }
-    if len == offset {
-        return Ok(scan);
-    }
-    file.seek(SeekFrom::Start(offset)).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io)?;
-    // Only complete lines: a line still being written is read by the next scan.
-    let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
-        return Ok(scan);
-    };
-    let mut state: ReaderState = before
-        .as_ref()
-        .and_then(|f| serde_json::from_str(&f.state).ok())
-        .unwrap_or_default();
+    bytes: &[u8],
+    state: &mut ReaderState,
+    scan: &mut FileScan,
+) -> Option<(Vec<Item>, usize)> {
+    let end = bytes.iter().rposition(|b| *b == b'\n')?;
     let mut items = Vec::new();
     for raw in bytes[..end].split(|b| *b == b'\n') {
         let text = String::from_utf8_lossy(raw);
@@ -97,8 +76,8 @@ pub(crate) fn import_file(
         }
         scan.lines += 1;
         let line = match source {
-            Source::ClaudeCode => crate::claude::read_line(&mut state, &text, &mut items),
-            Source::Codex => crate::codex::read_line(&mut state, &text, &mut items),
+            Source::ClaudeCode => crate::claude::read_line(state, &text, &mut items),
+            Source::Codex => crate::codex::read_line(state, &text, &mut items),
         };
         match line {
             Line::Read => {}
@@ -106,6 +85,105 @@ pub(crate) fn import_file(
             Line::Malformed => scan.malformed += 1,
         }
     }
+    Some((items, end))
+}
+
+/// The file's key in the journal: its canonical path (the same file reached through a relative
+/// path, a symbolic link or `..` is the same file), else the path as given.
+fn file_key(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+pub(crate) fn import_file(
+    store: &Store,
+    prices: &PriceTable,
+    redactor: &Redactor,
+    source: Source,
+    path: &Path,
+) -> Result<FileScan, ImportError> {
+    let io = |e| ImportError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let key = file_key(path);
+    let mut before = store.imported_file(&key)?;
+    let mut scan = FileScan {
+        known: before.is_some(),
+        ..FileScan::default()
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut moved_from = None;
+    if before.is_none() {
+        // A session read before from another file: moved or renamed (that file is gone), its
+        // reading goes on here; a copy (that file is still there), left alone.
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let mut state = ReaderState::default();
+        let mut probe = FileScan::default();
+        if let Some((_, end)) = read_lines(source, &bytes, &mut state, &mut probe) {
+            let id = task_id(source, path, &state);
+            let others: Vec<ImportedFile> = store
+                .imported_files_of(&id)?
+                .into_iter()
+                .filter(|f| f.path != key)
+                .collect();
+            if let Some(gone) = others
+                .iter()
+                .find(|f| !Path::new(&f.path).exists() && f.offset <= len)
+            {
+                moved_from = Some(gone.path.clone());
+                before = Some(ImportedFile {
+                    path: key.clone(),
+                    ..gone.clone()
+                });
+                scan.known = true;
+            } else if let Some(copy) = others.first() {
+                scan.copy_of = Some(copy.path.clone());
+                let file = ImportedFile {
+                    path: key,
+                    source: source.as_str().to_string(),
+                    task_id: id,
+                    offset: end as u64 + 1,
+                    lines: probe.lines,
+                    malformed: probe.malformed,
+                    state: serde_json::to_string(&state).unwrap_or_else(|_| "{}".into()),
+                };
+                store.import_session(&ImportedSession {
+                    file: &file,
+                    new_task: None,
+                    events: &[],
+                    response_keys: &[],
+                    moved_from: None,
+                })?;
+                return Ok(scan);
+            }
+        }
+    }
+    let offset = before.as_ref().map_or(0, |f| f.offset);
+    if len < offset {
+        scan.shrunk = true;
+        return Ok(scan);
+    }
+    if len == offset && moved_from.is_none() {
+        return Ok(scan);
+    }
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io)?;
+    let mut state: ReaderState = before
+        .as_ref()
+        .and_then(|f| serde_json::from_str(&f.state).ok())
+        .unwrap_or_default();
+    let (mut items, read_to) = match read_lines(source, &bytes, &mut state, &mut scan) {
+        Some((items, end)) => (items, offset + end as u64 + 1),
+        // Moved with nothing new: only its key changes.
+        None if moved_from.is_some() => (Vec::new(), offset),
+        None => return Ok(scan),
+    };
     usage_after_its_blocks(&mut items);
     let id = before
         .as_ref()
@@ -116,13 +194,25 @@ pub(crate) fn import_file(
         Err(StoreError::NotFound { .. }) => None,
         Err(e) => return Err(e.into()),
     };
+    // A session the user deleted (`bosun delete` keeps its row, without its transcript) or
+    // whose transcript retention removed stays so: what the file adds is read past.
+    let removed = match &existing {
+        Some(t) => store.task_marks(&t.id)?.transcript_removed.is_some(),
+        None => state.task_created,
+    };
+    let existing = existing.filter(|_| !removed);
     let transcript = items
         .iter()
         .any(|i| matches!(i, Item::User { .. } | Item::Assistant { .. }));
-    let new_task = match &existing {
-        None if transcript => Some(new_task(source, path, &id, &state, &items)),
+    let mut new_task = match &existing {
+        None if transcript && !removed => Some(new_task(source, path, &id, &state, &items)),
         _ => None,
     };
+    if let Some(t) = &mut new_task {
+        // The prompt is the first user message's text: its secrets are counted there.
+        redact_text(redactor, &mut t.prompt);
+        state.task_created = true;
+    }
     let mut seq = existing.as_ref().map_or(0, |t| t.last_seq);
     let mut total_cost = existing.as_ref().map_or(0.0, |t| t.cost_usd);
     let mut events = Vec::new();
@@ -190,17 +280,33 @@ pub(crate) fn import_file(
                     model,
                     tokens,
                     key,
+                    replaces,
                 } => {
-                    if let Some(k) = &key {
+                    if let Some(k) = &key
+                        && replaces.is_none()
+                    {
                         if !seen.insert(k.clone()) || store.response_imported(k)? {
                             continue;
                         }
                         keys.push(k.clone());
                     }
-                    let priced = prices.price(&model, &tokens, ServiceTier::Standard, None);
-                    total_cost += priced.cost_usd.unwrap_or(0.0);
-                    scan.responses += 1;
-                    scan.cost_usd += priced.cost_usd.unwrap_or(0.0);
+                    let price =
+                        |t: &TokenUsage| prices.price(&model, t, ServiceTier::Standard, None);
+                    let priced = price(&tokens);
+                    // A correction carries what the response used beyond what was journaled.
+                    let (tokens, cost, rates) = match &replaces {
+                        Some(old) => (
+                            difference(&tokens, old),
+                            priced
+                                .cost_usd
+                                .map(|c| c - price(old).cost_usd.unwrap_or(0.0)),
+                            priced.rates,
+                        ),
+                        None => (tokens, priced.cost_usd, priced.rates),
+                    };
+                    total_cost += cost.unwrap_or(0.0);
+                    scan.responses += u64::from(replaces.is_none());
+                    scan.cost_usd += cost.unwrap_or(0.0);
                     (
                         ts,
                         EventMsg::Usage(UsageEvent {
@@ -211,17 +317,31 @@ pub(crate) fn import_file(
                             cache_write_tokens: tokens.cache_write_tokens,
                             cache_write_1h_tokens: tokens.cache_write_1h_tokens,
                             reasoning_tokens: tokens.reasoning_tokens,
-                            cost_usd: priced.cost_usd,
+                            cost_usd: cost,
                             total_cost_usd: total_cost,
-                            priced: priced.cost_usd.is_some(),
-                            rates: priced.rates,
+                            priced: cost.is_some(),
+                            rates,
                             latency_ms: None,
                             reasoning: Vec::new(),
                         }),
                     )
                 }
             };
+            // Secrets in another agent's transcript are redacted as in Bosun's own.
+            let (msg, count, kinds) = redact_event(redactor, msg);
             push(&ts, msg, &mut events);
+            if count > 0 {
+                scan.redacted += count;
+                push(
+                    &ts,
+                    EventMsg::Redacted(Redacted {
+                        count: u32::try_from(count).unwrap_or(u32::MAX),
+                        kinds,
+                        place: "journal".into(),
+                    }),
+                    &mut events,
+                );
+            }
         }
     }
     scan.events = events.len() as u64;
@@ -230,7 +350,7 @@ pub(crate) fn import_file(
         path: key,
         source: source.as_str().to_string(),
         task_id: id,
-        offset: offset + end as u64 + 1,
+        offset: read_to,
         lines: before.as_ref().map_or(0, |f| f.lines) + scan.lines,
         malformed: before.as_ref().map_or(0, |f| f.malformed) + scan.malformed,
         state: serde_json::to_string(&state).unwrap_or_else(|_| "{}".into()),
@@ -240,8 +360,78 @@ pub(crate) fn import_file(
         new_task: new_task.as_ref(),
         events: &events,
         response_keys: &keys,
+        moved_from: moved_from.as_deref(),
     })?;
     Ok(scan)
+}
+
+/// What `new` used beyond `old`, class by class.
+fn difference(new: &TokenUsage, old: &TokenUsage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: new.input_tokens.saturating_sub(old.input_tokens),
+        output_tokens: new.output_tokens.saturating_sub(old.output_tokens),
+        cached_input_tokens: new
+            .cached_input_tokens
+            .saturating_sub(old.cached_input_tokens),
+        cache_write_tokens: new
+            .cache_write_tokens
+            .saturating_sub(old.cache_write_tokens),
+        cache_write_1h_tokens: new
+            .cache_write_1h_tokens
+            .saturating_sub(old.cache_write_1h_tokens),
+        reasoning_tokens: new.reasoning_tokens.saturating_sub(old.reasoning_tokens),
+    }
+}
+
+fn redact_text(redactor: &Redactor, text: &mut String) -> (usize, Vec<String>) {
+    let r = redactor.redact(text);
+    let (count, kinds) = (r.count, r.kinds);
+    if let std::borrow::Cow::Owned(t) = r.text {
+        *text = t;
+    }
+    (count, kinds)
+}
+
+/// `msg` with every secret in its strings replaced, as the emitter does to Bosun's own events;
+/// how many, and of which kinds.
+fn redact_event(redactor: &Redactor, msg: EventMsg) -> (EventMsg, usize, Vec<String>) {
+    fn walk(r: &Redactor, v: &mut Value, count: &mut usize, kinds: &mut Vec<String>) {
+        match v {
+            Value::String(s) => {
+                let (n, k) = redact_text(r, s);
+                *count += n;
+                for k in k {
+                    if !kinds.contains(&k) {
+                        kinds.push(k);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(r, v, count, kinds)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(r, v, count, kinds)),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&msg) else {
+        return (msg, 0, Vec::new());
+    };
+    let (mut count, mut kinds) = (0, Vec::new());
+    walk(redactor, &mut value, &mut count, &mut kinds);
+    if count == 0 {
+        return (msg, 0, kinds);
+    }
+    match serde_json::from_value(value) {
+        Ok(redacted) => (redacted, count, kinds),
+        // Only strings changed, so the shape holds; were it broken, the secret must not leak.
+        Err(_) => (
+            EventMsg::Redacted(Redacted {
+                count: u32::try_from(count).unwrap_or(u32::MAX),
+                kinds: kinds.clone(),
+                place: "journal".into(),
+            }),
+            0,
+            kinds,
+        ),
+    }
 }
 
 /// A response's usage after what it said and called, as Bosun's own tasks have it: Claude Code
@@ -357,6 +547,7 @@ mod tests {
             model: "m".into(),
             tokens: Default::default(),
             key: None,
+            replaces: None,
         };
         let text = || Item::Assistant {
             ts: ts.clone(),

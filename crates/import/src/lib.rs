@@ -18,6 +18,7 @@ pub use journal::FileScan;
 pub use session::{Item, Line, ReaderState};
 
 use bosun_model::PriceTable;
+use bosun_policy::redact::Redactor;
 use bosun_store::{Store, StoreError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -140,6 +141,20 @@ pub struct SourceReport {
     pub cost_usd: f64,
     /// Files shorter than what was read of them before (rewritten): left alone.
     pub shrunk: Vec<String>,
+    /// Files that repeat a session already imported from another file (a copy, a backup):
+    /// left alone, each with that other file.
+    pub copies: Vec<ImportedCopy>,
+    /// Secrets replaced in what was imported (keys, tokens, passwords in the transcripts).
+    #[ts(type = "number")]
+    pub redacted: u64,
+}
+
+/// A session file left alone because another file of the same session was imported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "../../../ui/src/lib/bindings/")]
+pub struct ImportedCopy {
+    pub path: String,
+    pub copy_of: String,
 }
 
 /// The session files under the tool's directory, sorted; a Claude Code sub-agent's after the
@@ -190,12 +205,24 @@ pub fn import_dir(
         dir: dir.display().to_string(),
         ..SourceReport::default()
     };
+    // Secrets are what the environment Bosun runs in holds (its API keys) and known formats.
+    let env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let redactor = Redactor::new(&env);
     for path in session_files(source, dir)? {
         report.files += 1;
-        let scan = journal::import_file(store, prices, source, &path)?;
+        let scan = journal::import_file(store, prices, &redactor, source, &path)?;
         if scan.shrunk {
             report.shrunk.push(path.display().to_string());
         }
+        if let Some(copy_of) = scan.copy_of {
+            report.copies.push(ImportedCopy {
+                path: path.display().to_string(),
+                copy_of,
+            });
+        }
+        report.redacted += scan.redacted as u64;
         if scan.lines > 0 {
             report.files_read += 1;
         }

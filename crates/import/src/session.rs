@@ -38,6 +38,10 @@ pub enum Item {
         /// Identifies the response across files (Claude Code copies a resumed session's lines
         /// into the new file), when the session names it.
         key: Option<String>,
+        /// A correction: the response's usage as an earlier scan journaled it (Claude Code
+        /// repeats a streamed message's usage on each of its lines, the output tokens growing;
+        /// a scan may have read only the first lines). The event then carries the difference.
+        replaces: Option<TokenUsage>,
     },
 }
 
@@ -74,6 +78,12 @@ pub struct ReaderState {
     /// Claude Code: the key of the last response whose usage was read (its later lines repeat it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_response: Option<String>,
+    /// Claude Code: that response's usage as read so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_usage: Option<TokenUsage>,
+    /// The file's task was created (so one missing now was deleted by the user: it stays so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub task_created: bool,
     /// Codex: the session's cumulative usage at the last `token_count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totals: Option<[u64; 4]>,

@@ -36,6 +36,21 @@ pub struct ImportedSession<'a> {
     /// The keys of the responses among them (so another file repeating one does not count it
     /// twice).
     pub response_keys: &'a [String],
+    /// The file was read before under this other path (moved or renamed): its row moves here.
+    pub moved_from: Option<&'a str>,
+}
+
+/// An `import_files` row selected as `path, source, task_id, offset, lines, malformed, state`.
+fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ImportedFile> {
+    Ok(ImportedFile {
+        path: r.get(0)?,
+        source: r.get(1)?,
+        task_id: bosun_protocol::TaskId(r.get(2)?),
+        offset: r.get(3)?,
+        lines: r.get(4)?,
+        malformed: r.get(5)?,
+        state: r.get(6)?,
+    })
 }
 
 impl Store {
@@ -47,18 +62,22 @@ impl Store {
                 "SELECT path, source, task_id, offset, lines, malformed, state
                  FROM import_files WHERE path = ?1",
             )?
-            .query_row([path], |r| {
-                Ok(ImportedFile {
-                    path: r.get(0)?,
-                    source: r.get(1)?,
-                    task_id: bosun_protocol::TaskId(r.get(2)?),
-                    offset: r.get(3)?,
-                    lines: r.get(4)?,
-                    malformed: r.get(5)?,
-                    state: r.get(6)?,
-                })
-            })
+            .query_row([path], file_row)
             .optional()?)
+    }
+
+    /// The files whose lines went to task `task`.
+    pub fn imported_files_of(
+        &self,
+        task: &bosun_protocol::TaskId,
+    ) -> Result<Vec<ImportedFile>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT path, source, task_id, offset, lines, malformed, state
+             FROM import_files WHERE task_id = ?1 ORDER BY path",
+        )?;
+        let rows = stmt.query_map([task.as_str()], file_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Whether a response with this key was imported already (from any file).
@@ -114,6 +133,9 @@ impl Store {
         for key in s.response_keys {
             tx.prepare_cached("INSERT OR IGNORE INTO import_responses (key) VALUES (?1)")?
                 .execute([key])?;
+        }
+        if let Some(old) = s.moved_from {
+            tx.execute("DELETE FROM import_files WHERE path = ?1", [old])?;
         }
         tx.execute(
             "INSERT INTO import_files (path, source, task_id, offset, lines, malformed, state,

@@ -137,7 +137,7 @@ fn task_checks(task: &str, args: &ChecksArgs) -> anyhow::Result<ExitCode> {
     let row = super::find_task(&store, task)?;
     let runtime = crate::commands::run::runtime()?;
     let report: Option<ChecksReport> = if args.accepted {
-        let reviewer = Reviewer::open(&home, Arc::clone(&store), row.id.as_str())?;
+        let reviewer = Reviewer::open_changes(&home, Arc::clone(&store), row.id.as_str())?;
         let cached = if args.run {
             None
         } else {

@@ -33,6 +33,7 @@ pub fn diff(
 ) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
     let row = find_task(&store, task)?;
+    bosun_core::CoreError::refuse_imported(&row, "diffed")?;
     let wt = open_worktree(&row)?;
     let text = wt.diff(
         point(from, DiffPoint::Base),
@@ -46,7 +47,7 @@ pub fn diff(
 
 pub fn restore(task: &str, n: u32) -> anyhow::Result<ExitCode> {
     let store = std::sync::Arc::new(open_store()?);
-    let reviewer = bosun_core::review::Reviewer::open(&crate::home(), store, task)?;
+    let reviewer = bosun_core::review::Reviewer::open_changes(&crate::home(), store, task)?;
     let changed = reviewer.restore(n)?;
     let state = match n {
         0 => "the base".to_string(),

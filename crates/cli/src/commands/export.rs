@@ -74,7 +74,7 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<ExitCode> {
 
 fn patch(task: &str, file: &Path) -> anyhow::Result<ExitCode> {
     let store = Arc::new(super::open_store()?);
-    let r = Reviewer::open(&crate::home(), store, task)?;
+    let r = Reviewer::open_changes(&crate::home(), store, task)?;
     let bytes = r
         .export(file)
         .with_context(|| format!("while exporting task {task}"))?;

@@ -73,6 +73,24 @@ pub fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
                 "  {path} is shorter than what was read of it before: left as it was"
             )?;
         }
+        for c in &r.copies {
+            writeln!(
+                out,
+                "  {} repeats the session imported from {}: left alone",
+                c.path, c.copy_of
+            )?;
+        }
+        if r.redacted > 0 {
+            writeln!(
+                out,
+                "  {} redacted in the imported transcripts",
+                if r.redacted == 1 {
+                    "1 secret".to_string()
+                } else {
+                    format!("{} secrets", r.redacted)
+                }
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 fn reviewer(task: &str) -> anyhow::Result<Reviewer> {
     let store = Arc::new(super::open_store()?);
-    Ok(Reviewer::open(&crate::home(), store, task)?)
+    Ok(Reviewer::open_changes(&crate::home(), store, task)?)
 }
 
 pub fn review(task: &str, json: bool, lines: bool) -> anyhow::Result<ExitCode> {

@@ -478,7 +478,7 @@ pub fn continue_or_resume(args: ContinueArgs, message: Option<String>) -> anyhow
 /// the task continues.
 pub fn request_changes(args: ContinueArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(crate::commands::open_store()?);
-    let reviewer = bosun_core::review::Reviewer::open(&crate::home(), store, &args.task)?;
+    let reviewer = bosun_core::review::Reviewer::open_changes(&crate::home(), store, &args.task)?;
     let (message, ids) = reviewer.changes_message()?;
     eprintln!(
         "bosun: sending {} comment{} to the agent",

@@ -288,6 +288,21 @@ fn fixtures_appear_in_history_and_costs_with_the_expected_totals() {
             "usage"
         ]
     );
+    // Read as text, the assistant's words are there (they never streamed as deltas).
+    let out = h.bosun().args(["show", CLAUDE_SESSION]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for said in [
+        "I'll read the parser first.",
+        "Fixed: `parse` now returns no tokens for empty input, and the parser tests pass.",
+    ] {
+        assert_eq!(text.matches(said).count(), 1, "{said}: {text}");
+    }
+    assert!(!text.contains("worktree"), "{text}");
 }
 
 #[test]
@@ -396,6 +411,20 @@ fn an_imported_session_is_read_only() {
         vec!["resume", CODEX_SESSION],
         vec!["merge", CLAUDE_SESSION],
         vec!["accept", CODEX_SESSION, "--all"],
+        vec!["review", CLAUDE_SESSION],
+        vec!["diff", CODEX_SESSION],
+        vec!["restore", CLAUDE_SESSION, "0"],
+        vec!["undo", CLAUDE_SESSION],
+        vec!["comment", CODEX_SESSION, "src/lib.rs:1", "why?"],
+        vec!["request-changes", CLAUDE_SESSION],
+        vec!["checks", CLAUDE_SESSION, "--run"],
+        vec!["checks", CODEX_SESSION, "--accepted"],
+        vec![
+            "export",
+            CLAUDE_SESSION,
+            "--patch",
+            "/tmp/never-written.patch",
+        ],
     ] {
         let out = h.bosun().args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -425,4 +454,318 @@ fn no_folder_to_import_from_is_a_usage_error_saying_where_it_looked() {
     let codex = nowhere.join(".codex/sessions");
     assert!(stderr.contains(path_str(&claude)), "{stderr}");
     assert!(stderr.contains(path_str(&codex)), "{stderr}");
+}
+
+const CODEX_FILE: &str =
+    "sessions/2025/10/14/rollout-2025-10-14T10-00-00-5f2c8e1a-9b7d-4c3e-a1f0-6d2b8c4e7a93.jsonl";
+
+/// A Claude Code line of session `sid` (cwd /home/dev/vault).
+fn claude_line(sid: &str, kind: &str, ts: &str, message: Value) -> String {
+    json!({"type": kind, "sessionId": sid, "cwd": "/home/dev/vault", "version": "2.0.14",
+        "uuid": format!("{sid}-{ts}"), "isSidechain": false, "timestamp": ts,
+        "requestId": "req_v1", "message": message})
+    .to_string()
+}
+
+fn append(file: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+}
+
+#[test]
+fn secrets_in_an_imported_transcript_are_redacted_before_the_journal() {
+    let h = homes();
+    let github = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+    let env_secret = "correct-horse-battery-staple-42";
+    let sid = "5ec0e7a1-0000-4000-8000-000000000001";
+    let dir = h.claude.join("projects/-home-dev-vault");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{sid}.jsonl"));
+    let lines = [
+        claude_line(
+            sid,
+            "user",
+            "2025-10-15T08:00:00.000Z",
+            json!({"role": "user", "content": format!("Deploy with token {github}")}),
+        ),
+        claude_line(
+            sid,
+            "assistant",
+            "2025-10-15T08:00:02.000Z",
+            json!({"id": "msg_v1", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929",
+                "content": [{"type": "text", "text": format!("Using {env_secret} as asked.")},
+                    {"type": "tool_use", "id": "toolu_v1", "name": "Bash",
+                     "input": {"command": format!("curl -H 'Authorization: token {github}' x")}}],
+                "usage": {"input_tokens": 10, "output_tokens": 20}}),
+        ),
+        claude_line(
+            sid,
+            "user",
+            "2025-10-15T08:00:03.000Z",
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_v1",
+                "content": format!("echoed {github} and {env_secret}")}]}),
+        ),
+    ];
+    append(&file, &format!("{}\n", lines.join("\n")));
+
+    let out = h
+        .bosun()
+        .args(["import", "--claude"])
+        .arg(&h.claude)
+        .env("DEPLOY_PASSWORD", env_secret)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("5 secrets redacted"), "{stdout}");
+
+    let task = format!("cc-{sid}");
+    let shown = serde_json::to_string(&h.events(&task)).unwrap();
+    assert!(
+        !shown.contains(&github) && !shown.contains(env_secret),
+        "{shown}"
+    );
+    assert!(shown.contains("[REDACTED:github_token]"), "{shown}");
+    assert!(shown.contains("[REDACTED:env:DEPLOY_PASSWORD]"), "{shown}");
+    // Each event that had a secret is followed by a `redacted` event saying so.
+    let redacted = h
+        .events(&task)
+        .iter()
+        .filter(|e| e["type"] == "redacted")
+        .count();
+    assert_eq!(redacted, 4, "{shown}");
+    let history = h.json(&["history", "--json"]).to_string();
+    assert!(!history.contains(&github), "{history}");
+    // Nothing of either secret in the journal's file, whatever table.
+    for entry in walk(&h.env.home) {
+        let bytes = std::fs::read(&entry).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&github) && !text.contains(env_secret),
+            "{} holds a secret",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_streamed_message_costs_its_last_lines_output_even_across_scans() {
+    let h = homes();
+    let sid = "5ec0e7a1-0000-4000-8000-000000000002";
+    let dir = h.claude.join("projects/-home-dev-vault");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{sid}.jsonl"));
+    let message = |block: Value, output: u64| {
+        json!({"id": "msg_s1", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929", "content": [block],
+            "usage": {"input_tokens": 100, "output_tokens": output}})
+    };
+    // Claude Code writes a streamed message a block a line, each with the usage so far.
+    append(
+        &file,
+        &format!(
+            "{}\n{}\n",
+            claude_line(
+                sid,
+                "user",
+                "2025-10-15T09:00:00.000Z",
+                json!({"role": "user", "content": "Explain the parser"})
+            ),
+            claude_line(
+                sid,
+                "assistant",
+                "2025-10-15T09:00:01.000Z",
+                message(json!({"type": "text", "text": "It reads tokens."}), 1)
+            ),
+        ),
+    );
+    h.import();
+    let task = format!("cc-{sid}");
+    let tokens = |h: &Homes| {
+        let t = h.json(&["costs", "--by", "task", "--json"]);
+        let row = t
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == task.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("no {task} in {t}"));
+        (
+            row["figure"]["tokens"]["output"].as_u64().unwrap(),
+            row["figure"]["cost_usd"].as_f64().unwrap(),
+        )
+    };
+    let (output, cost) = tokens(&h);
+    assert_eq!(output, 1);
+    assert!(close(cost, (100.0 * 3.0 + 15.0) / 1e6), "{cost}");
+
+    // The message's later lines, read by the next scan, carry its whole output.
+    append(
+        &file,
+        &format!(
+            "{}\n{}\n",
+            claude_line(
+                sid,
+                "assistant",
+                "2025-10-15T09:00:02.000Z",
+                message(json!({"type": "text", "text": "Then it folds them."}), 180)
+            ),
+            claude_line(
+                sid,
+                "assistant",
+                "2025-10-15T09:00:03.000Z",
+                message(
+                    json!({"type": "tool_use", "id": "toolu_s1", "name": "Read",
+                        "input": {"file_path": "src/parser.rs"}}),
+                    240
+                )
+            ),
+        ),
+    );
+    let (claude, _) = h.import();
+    assert_eq!(
+        claude["responses"], 0,
+        "a correction, not a new response: {claude}"
+    );
+    let (output, cost) = tokens(&h);
+    assert_eq!(output, 240);
+    assert!(close(cost, (100.0 * 3.0 + 240.0 * 15.0) / 1e6), "{cost}");
+
+    // Read whole in one scan (another journal), the same totals.
+    let fresh = homes();
+    let dir = fresh.claude.join("projects/-home-dev-vault");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&file, dir.join(format!("{sid}.jsonl"))).unwrap();
+    fresh.import();
+    assert_eq!(tokens(&fresh), (240, cost));
+}
+
+#[test]
+fn the_same_files_through_another_path_a_move_or_a_copy_are_not_read_twice() {
+    let h = homes();
+    h.import();
+    let before = h.costs_by_source();
+    let total = h.json(&["history", "--json"])["total"].clone();
+
+    // Another spelling of the same folder: a symbolic link, a relative path.
+    let link = h.env.dir.path().join("claude-link");
+    std::os::unix::fs::symlink(&h.claude, &link).unwrap();
+    let out = h
+        .bosun()
+        .args(["import", "--json", "--claude"])
+        .arg(&link)
+        .args(["--codex", "codex"])
+        .current_dir(h.env.dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for s in r.as_array().unwrap() {
+        assert_eq!((&s["lines"], &s["events"]), (&json!(0), &json!(0)), "{s}");
+    }
+    assert_eq!(h.costs_by_source(), before);
+
+    // A moved session goes on where it was read to: only the lines added after are read.
+    let old = h.codex.join(CODEX_FILE);
+    let moved = h
+        .codex
+        .join("sessions/2025/10/15/rollout-2025-10-14T10-00-00-5f2c8e1a-9b7d-4c3e-a1f0-6d2b8c4e7a93.jsonl");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&old, &moved).unwrap();
+    let (_, codex) = h.import();
+    assert_eq!(
+        (&codex["lines"], &codex["events"]),
+        (&json!(0), &json!(0)),
+        "{codex}"
+    );
+    append(
+        &moved,
+        &format!(
+            "{}\n",
+            json!({"timestamp": "2025-10-14T10:01:00.000Z", "type": "event_msg",
+                "payload": {"type": "agent_message", "message": "Also documented it."}})
+        ),
+    );
+    let (_, codex) = h.import();
+    assert_eq!(
+        (&codex["lines"], &codex["events"]),
+        (&json!(1), &json!(1)),
+        "{codex}"
+    );
+
+    // A copy (a backup of the folder) is left alone and said so: no event, no cost twice.
+    let backup = h.env.dir.path().join("codex-backup");
+    copy_dir(&h.codex, &backup);
+    let out = h
+        .bosun()
+        .args(["import", "--codex"])
+        .arg(&backup)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("repeats the session imported from") && stdout.contains("0 new events"),
+        "{stdout}"
+    );
+    assert_eq!(h.costs_by_source(), before);
+    assert_eq!(h.json(&["history", "--json"])["total"], total);
+}
+
+#[test]
+fn a_deleted_imported_session_stays_deleted_when_its_file_grows() {
+    let h = homes();
+    h.import();
+    let out = h.bosun().args(["delete", CODEX_SESSION]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    append(
+        &h.codex.join(CODEX_FILE),
+        &format!(
+            "{}\n",
+            json!({"timestamp": "2025-10-14T10:01:00.000Z", "type": "event_msg",
+                "payload": {"type": "user_message", "message": "one more thing"}})
+        ),
+    );
+    let (_, codex) = h.import();
+    assert_eq!(
+        (&codex["lines"], &codex["events"], &codex["new_sessions"]),
+        (&json!(1), &json!(0), &json!(0)),
+        "{codex}"
+    );
+    let history = h.json(&["history", "--json"]).to_string();
+    assert!(!history.contains(CODEX_SESSION), "{history}");
 }

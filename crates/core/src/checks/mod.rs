@@ -120,6 +120,7 @@ pub async fn rerun(
     task: &TaskId,
 ) -> Result<ChecksReport, CoreError> {
     let row = store.task(task)?;
+    CoreError::refuse_imported(&row, "checked")?;
     if row.status == bosun_protocol::TaskStatus::Running {
         return Err(CoreError::Refused {
             code: "running",

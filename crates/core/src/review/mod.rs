@@ -47,6 +47,15 @@ impl Reviewer {
         })
     }
 
+    /// [`Reviewer::open`] for what reads or changes the task's worktree (review, diff, undo,
+    /// comments, checks, merge, a patch): refused for a session imported from another agent,
+    /// which has none.
+    pub fn open_changes(home: &Path, store: Arc<Store>, task: &str) -> Result<Reviewer, CoreError> {
+        let reviewer = Reviewer::open(home, store, task)?;
+        CoreError::refuse_imported(&reviewer.row()?, "reviewed, diffed, changed or merged")?;
+        Ok(reviewer)
+    }
+
     pub fn task_id(&self) -> &TaskId {
         &self.task
     }

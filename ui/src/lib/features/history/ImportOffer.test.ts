@@ -34,6 +34,8 @@ const report = (source: string, new_sessions: number, events: number, malformed:
   responses: 4,
   cost_usd: 0.026,
   shrunk: [],
+  copies: [] as { path: string; copy_of: string }[],
+  redacted: 0,
 });
 
 function render(found: { claude: boolean; codex: boolean }) {
@@ -46,7 +48,14 @@ function render(found: { claude: boolean; codex: boolean }) {
         { source: "claude-code", dir: "/home/me/.claude", found: found.claude },
         { source: "codex", dir: "/home/me/.codex", found: found.codex },
       ];
-    if (cmd === "import_sessions") return [report("claude-code", 2, 15, 1)];
+    if (cmd === "import_sessions")
+      return [
+        {
+          ...report("claude-code", 2, 15, 1),
+          redacted: 3,
+          copies: [{ path: "/backup/s.jsonl", copy_of: "/home/me/.claude/projects/p/s.jsonl" }],
+        },
+      ];
     throw new Error(`unexpected ${cmd}`);
   });
   const target = document.createElement("div");
@@ -62,7 +71,9 @@ describe("ImportOffer", () => {
     expect(button.textContent).toBe("Import sessions from Claude Code");
     button.click();
     const notice = await until(() => target.querySelector('[data-testid="history-import-notice"]'));
-    expect(notice.textContent).toBe("2 new sessions, 15 new events, 1 line skipped");
+    expect(notice.textContent).toBe(
+      "2 new sessions, 15 new events, 1 line skipped, 3 secrets redacted, 1 copy of imported sessions left alone",
+    );
     expect(calls).toEqual(["import_folders", "import_sessions"]);
     expect(imported()).toBe(1);
   });
