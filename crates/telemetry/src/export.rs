@@ -6,6 +6,7 @@ use crate::follow::{Follower, Output};
 use crate::otlp::{Metric, Resource, Span, metrics_request, traces_request};
 use bosun_policy::redact::Redactor;
 use bosun_protocol::{Event, EventMsg, TaskId};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -26,7 +27,7 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// The longest wait before trying again (a longer `Retry-After` is cut to it).
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// How long [`Telemetry::finish`] waits for what is still queued.
-const FINISH_TIMEOUT: Duration = Duration::from_secs(8);
+const FINISH_TIMEOUT: Duration = Duration::from_secs(3);
 
 enum Queued {
     Span(Span),
@@ -127,6 +128,15 @@ impl Telemetry {
     /// parent's span.
     pub fn observe_tree(&mut self, ev: &Event, children: &dyn Fn(&TaskId) -> Vec<Event>) {
         self.observe(ev);
+        // A continuation's stream starts at `task_resumed`: the rest is in the journal.
+        if let EventMsg::TaskResumed(_) = &ev.msg
+            && let Some(started) = children(&ev.task_id).into_iter().find_map(|e| match e.msg {
+                EventMsg::TaskStarted(s) => Some(s),
+                _ => None,
+            })
+        {
+            self.follower.started_earlier(&ev.task_id, &started);
+        }
         if let EventMsg::SubagentFinished(f) = &ev.msg {
             for child in children(&f.child_task_id) {
                 self.observe_tree(&child, children);
@@ -178,7 +188,9 @@ async fn run(config: ExportConfig, mut rx: mpsc::Receiver<Queued>, counters: Arc
     };
     let resource = Resource {
         service_name: sender.config.service_name.clone(),
+        instance_id: ulid::Ulid::new().to_string().to_lowercase(),
     };
+    let mut windows = Windows::default();
     let mut spans: Vec<Span> = Vec::new();
     let mut tick = tokio::time::interval(INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -192,7 +204,8 @@ async fn run(config: ExportConfig, mut rx: mpsc::Receiver<Queued>, counters: Arc
                     }
                 }
                 // A task ended: its spans first, then its metrics.
-                Some(Queued::Metrics(m)) => {
+                Some(Queued::Metrics(mut m)) => {
+                    windows.follow_on(&mut m);
                     sender.traces(&resource, std::mem::take(&mut spans)).await;
                     sender.send("metrics", &metrics_request(&resource, &m)).await;
                 }
@@ -202,6 +215,27 @@ async fn run(config: ExportConfig, mut rx: mpsc::Receiver<Queued>, counters: Arc
         }
     }
     sender.traces(&resource, spans).await;
+}
+
+/// Where each metric series' last delta point ended. Tasks that ran at once (a batch, a parent
+/// and its sub-agents) report the same series over overlapping times; a delta point must start
+/// where the series' last one ended, so each one's window is moved up to follow the last.
+#[derive(Default)]
+struct Windows {
+    ends: HashMap<String, u64>,
+}
+
+impl Windows {
+    fn follow_on(&mut self, metrics: &mut [Metric]) {
+        for m in metrics {
+            let series = format!("{}{:?}", m.name, m.attributes);
+            if let Some(&last) = self.ends.get(&series) {
+                m.start_ns = m.start_ns.max(last);
+                m.end_ns = m.end_ns.max(m.start_ns + 1);
+            }
+            self.ends.insert(series, m.end_ns);
+        }
+    }
 }
 
 struct Sender {
@@ -226,7 +260,9 @@ impl Sender {
     /// [`ATTEMPTS`] tries, waiting its `Retry-After` or a doubling backoff, each wait capped.
     /// False (and counted once) when it failed.
     async fn send(&self, signal: &str, body: &serde_json::Value) -> bool {
-        let url = format!("{}/v1/{signal}", self.config.endpoint);
+        let url = self.config.url(signal);
+        // What a failure says: the URL without a user or password in it.
+        let shown = shown_url(&url);
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         let failure = loop {
@@ -245,16 +281,16 @@ impl Sender {
                             .and_then(|v| v.trim().parse::<u64>().ok())
                             .map(Duration::from_secs)
                     });
-                    (format!("{url}: HTTP {code}"), retry)
+                    (format!("{shown}: HTTP {code}"), retry)
                 }
                 // Said without the error's chain: it never holds the headers, but keep it short.
-                Err(e) if e.is_timeout() => (format!("{url}: timed out"), None),
-                Err(e) if e.is_connect() => (format!("{url}: could not connect"), Some(None)),
+                Err(e) if e.is_timeout() => (format!("{shown}: timed out"), None),
+                Err(e) if e.is_connect() => (format!("{shown}: could not connect"), Some(None)),
                 Err(e) if e.is_builder() => (
-                    format!("{url}: bad request (check the endpoint and headers)"),
+                    format!("{shown}: bad request (check the endpoint and headers)"),
                     None,
                 ),
-                Err(_) => (format!("{url}: request failed"), None),
+                Err(_) => (format!("{shown}: request failed"), None),
             };
             // A timed-out request is not tried again: the collector is hanging, and each try
             // would hold the queue for the whole request timeout.
@@ -275,5 +311,70 @@ impl Sender {
             *f = Some(failure);
         }
         false
+    }
+}
+
+/// `url` without its user and password (`https://user:secret@host/` → `https://host/`).
+fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        Ok(_) => url.to_string(),
+        // Not a URL: said no further than its scheme and host part could leak nothing.
+        Err(_) => match url.split_once('@') {
+            Some((_, host)) => format!("…@{host}"),
+            None => url.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_reported_by_tasks_that_overlapped_gets_windows_one_after_the_other() {
+        use crate::otlp::Point;
+        let metric = |start_ns, end_ns, model: &str| Metric {
+            name: "bosun.cost.usd",
+            unit: "USD",
+            description: "",
+            attributes: vec![("gen_ai.request.model".into(), model.into())],
+            start_ns,
+            end_ns,
+            point: Point::Sum(1.0),
+        };
+        let mut w = Windows::default();
+        // A parent (10..50) whose sub-agent (20..30) ended first, then a task of another model.
+        let mut child = vec![metric(20, 30, "m")];
+        let mut parent = vec![metric(10, 50, "m"), metric(10, 50, "other")];
+        let mut late = vec![metric(12, 40, "m")];
+        w.follow_on(&mut child);
+        w.follow_on(&mut parent);
+        w.follow_on(&mut late);
+        let windows = |ms: &[Metric]| {
+            ms.iter()
+                .map(|m| (m.start_ns, m.end_ns))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(windows(&child), [(20, 30)]);
+        assert_eq!(windows(&parent), [(30, 50), (10, 50)]);
+        assert_eq!(windows(&late), [(50, 51)]);
+    }
+
+    #[test]
+    fn a_failure_never_shows_the_user_or_password_of_the_endpoint() {
+        assert_eq!(
+            shown_url("https://alice:s3cr3t@otel.example:4318/v1/traces"),
+            "https://otel.example:4318/v1/traces"
+        );
+        assert_eq!(
+            shown_url("http://collector:4318/v1/metrics"),
+            "http://collector:4318/v1/metrics"
+        );
+        assert!(!shown_url("not a url alice:s3cr3t@host").contains("s3cr3t"));
     }
 }

@@ -52,6 +52,12 @@ struct TaskTrace {
     repo: Option<String>,
     provider: Option<String>,
     model: Option<String>,
+    /// The wire format (`openai-chat`, `anthropic`, …) and server: the GenAI provider name.
+    api: Option<String>,
+    base_url: Option<String>,
+    /// When the next model request starts: the last event it waits for (the task's start, a
+    /// tool call's end, the last response, a retry).
+    request_from: u64,
     /// `follow_up` or `resume` for a continuation.
     resumed: Option<&'static str>,
     /// The prompt or follow-up, when content is exported.
@@ -87,6 +93,22 @@ impl Follower {
         }
     }
 
+    /// Fills in what a continued task's `task_started` said (its repository, provider and
+    /// model), which a follow-up's or a resume's stream does not repeat.
+    pub fn started_earlier(
+        &mut self,
+        task: &bosun_protocol::TaskId,
+        started: &bosun_protocol::TaskStarted,
+    ) {
+        if let Some(t) = self.tasks.get_mut(&task.0) {
+            t.repo.get_or_insert_with(|| started.repo.clone());
+            t.provider.get_or_insert_with(|| started.provider.clone());
+            t.model.get_or_insert_with(|| started.model.clone());
+            t.api.get_or_insert_with(|| started.api.clone());
+            t.base_url.get_or_insert_with(|| started.base_url.clone());
+        }
+    }
+
     /// Follows one event; returns what it finished.
     pub fn observe(&mut self, ev: &Event) -> Vec<Output> {
         let at = unix_nanos(&ev.ts);
@@ -114,12 +136,15 @@ impl Follower {
                 t.repo = Some(s.repo.clone());
                 t.provider = Some(s.provider.clone());
                 t.model = Some(s.model.clone());
+                t.api = Some(s.api.clone());
+                t.base_url = Some(s.base_url.clone());
                 if content {
                     t.input = Some(redact(&s.prompt));
                 }
             }
             EventMsg::TaskResumed(r) => {
                 t.start_ns = at;
+                t.request_from = at;
                 t.resumed = Some(match r.kind {
                     bosun_protocol::ResumeKind::FollowUp => "follow_up",
                     bosun_protocol::ResumeKind::Resume => "resume",
@@ -141,8 +166,10 @@ impl Follower {
                 let latency = u.latency_ms.unwrap_or(0);
                 let start = at.saturating_sub(latency.saturating_mul(1_000_000));
                 t.model.get_or_insert_with(|| u.model.clone());
+                t.request_from = at;
                 let mut attrs = t.gen_ai("chat", &u.model);
                 attrs.extend([
+                    attr("gen_ai.response.model", u.model.as_str()),
                     attr("gen_ai.usage.input_tokens", tokens.prompt_tokens()),
                     attr("gen_ai.usage.output_tokens", tokens.completion_tokens()),
                     attr(
@@ -163,7 +190,8 @@ impl Follower {
                 t.requests += 1;
                 t.input_tokens += tokens.prompt_tokens();
                 t.output_tokens += tokens.completion_tokens();
-                t.cost_usd = u.total_cost_usd;
+                // This run's spend (a follow-up's `total_cost_usd` is the whole task's).
+                t.cost_usd += u.cost_usd.unwrap_or(0.0);
                 t.record_request(&u.model, &tokens, latency, u.cost_usd, start, at);
                 t.chat = Some(Span {
                     trace_id: t.trace_id.clone(),
@@ -209,6 +237,7 @@ impl Follower {
                 }
             }
             EventMsg::ToolCallEnd(end) => {
+                t.request_from = at;
                 let Some(open) = t.tools.remove(&end.call_id.0) else {
                     return out;
                 };
@@ -277,7 +306,34 @@ impl Follower {
                     },
                 );
             }
-            EventMsg::Error(e) => t.last_error = Some(e.code.clone()),
+            // A model request that failed: its chat span, with what went wrong.
+            EventMsg::ModelRetry(r) => {
+                let span = t.failed_chat(at, "retry", &r.reason, &key);
+                t.request_from = at;
+                out.push(Output::Span(span));
+            }
+            EventMsg::ProviderFallback(f) => {
+                let span = t.failed_chat(at, "provider_fallback", &f.reason, &key);
+                out.push(Output::Span(span));
+                t.request_from = at;
+                // The provider taking over answers the next requests.
+                t.provider = Some(f.to.clone());
+                if !f.model.is_empty() {
+                    t.model = Some(f.model.clone());
+                }
+                t.api = None;
+                t.base_url = None;
+            }
+            EventMsg::Error(e) => {
+                t.last_error = Some(e.code.clone());
+                if matches!(
+                    e.code.as_str(),
+                    "model_error" | "rate_limited" | "model_timeout" | "response_too_large"
+                ) {
+                    let span = t.failed_chat(at, &e.code, &e.message, &key);
+                    out.push(Output::Span(span));
+                }
+            }
             EventMsg::TaskFinished(f) => {
                 // A sub-agent it announced whose events never came will not come now.
                 self.children.retain(|_, l| l.parent_task != key);
@@ -289,6 +345,45 @@ impl Follower {
             _ => {}
         }
         out
+    }
+}
+
+/// The GenAI conventions' name of a provider (`openai`, `anthropic`, `gcp.gemini`, …), from the
+/// wire format and the server; Bosun's own name for it where the server is none of theirs (a
+/// local model, a proxy).
+fn provider_name(api: Option<&str>, base_url: Option<&str>, configured: &str) -> String {
+    let host = base_url
+        .and_then(|u| u.split_once("://").map(|(_, rest)| rest).or(Some(u)))
+        .map(|rest| {
+            rest.split(['/', ':'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase()
+        })
+        .unwrap_or_default();
+    let known = [
+        ("api.openai.com", "openai"),
+        ("api.anthropic.com", "anthropic"),
+        ("generativelanguage.googleapis.com", "gcp.gemini"),
+        ("aiplatform.googleapis.com", "gcp.vertex_ai"),
+        ("openai.azure.com", "azure.ai.openai"),
+        ("api.deepseek.com", "deepseek"),
+        ("api.mistral.ai", "mistral_ai"),
+        ("api.groq.com", "groq"),
+        ("api.x.ai", "x_ai"),
+        ("api.perplexity.ai", "perplexity"),
+    ];
+    if let Some((_, name)) = known
+        .iter()
+        .find(|(h, _)| host == *h || host.ends_with(&format!(".{h}")))
+    {
+        return (*name).to_string();
+    }
+    match (api, host.is_empty()) {
+        // Anthropic's format at its default server.
+        (Some("anthropic"), true) => "anthropic".to_string(),
+        (Some("openai-chat" | "openai-responses"), true) => "openai".to_string(),
+        _ => configured.to_string(),
     }
 }
 
@@ -305,6 +400,9 @@ impl TaskTrace {
             repo: None,
             provider: None,
             model: None,
+            api: None,
+            base_url: None,
+            request_from: at,
             resumed: None,
             input: None,
             chat: None,
@@ -318,14 +416,45 @@ impl TaskTrace {
         }
     }
 
-    /// The attributes every GenAI span and metric of this task carries.
+    /// A chat span for a model request that failed (`kind`: `retry`, `provider_fallback`, or
+    /// the error's code), from when it was sent to now.
+    fn failed_chat(&self, at: u64, kind: &str, reason: &str, task: &str) -> Span {
+        let model = self.model.clone().unwrap_or_default();
+        let mut attrs = self.gen_ai("chat", &model);
+        attrs.extend([attr("error.type", kind), attr("bosun.task.id", task)]);
+        Span {
+            trace_id: self.trace_id.clone(),
+            span_id: span_id(),
+            parent_span_id: Some(self.span_id.clone()),
+            name: format!("chat {model}"),
+            kind: SpanKind::Client,
+            start_ns: self.request_from.min(at),
+            end_ns: at,
+            attributes: attrs,
+            error: Some(reason.to_string()),
+        }
+    }
+
+    /// The attributes every GenAI span and metric of this task carries: the model asked for
+    /// (a response names the one that answered in `gen_ai.response.model`), the provider as the
+    /// GenAI conventions name it, and Bosun's name for it.
     fn gen_ai(&self, operation: &str, model: &str) -> Attributes {
         let mut attrs = vec![
             attr("gen_ai.operation.name", operation),
-            attr("gen_ai.request.model", model),
+            attr(
+                "gen_ai.request.model",
+                self.model
+                    .as_deref()
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or(model),
+            ),
         ];
         if let Some(p) = &self.provider {
-            attrs.push(attr("gen_ai.provider.name", p.as_str()));
+            attrs.push(attr(
+                "gen_ai.provider.name",
+                provider_name(self.api.as_deref(), self.base_url.as_deref(), p),
+            ));
+            attrs.push(attr("bosun.provider", p.as_str()));
         }
         if let Some(r) = &self.repo {
             attrs.push(attr("bosun.repository", r.as_str()));
@@ -696,5 +825,56 @@ mod tests {
             assert!(text.contains(expected), "{expected} missing");
         }
         assert!(!text.contains("sk-ant-api03"), "a secret was exported");
+    }
+}
+
+#[cfg(test)]
+mod provider_tests {
+    use super::provider_name;
+
+    #[test]
+    fn the_provider_is_named_as_the_genai_conventions_do() {
+        let cases = [
+            (
+                Some("openai-responses"),
+                Some("https://api.openai.com/v1"),
+                "work",
+                "openai",
+            ),
+            (
+                Some("anthropic"),
+                Some("https://api.anthropic.com"),
+                "claude",
+                "anthropic",
+            ),
+            (
+                Some("openai-chat"),
+                Some("https://generativelanguage.googleapis.com/v1beta/openai/"),
+                "gemini",
+                "gcp.gemini",
+            ),
+            (
+                Some("openai-chat"),
+                Some("https://x.openai.azure.com/"),
+                "az",
+                "azure.ai.openai",
+            ),
+            (Some("anthropic"), Some(""), "default", "anthropic"),
+            (
+                Some("openai-chat"),
+                Some("http://127.0.0.1:11434/v1"),
+                "ollama",
+                "ollama",
+            ),
+            (
+                Some("openai-chat"),
+                Some("https://api.openai.com.evil.example/v1"),
+                "p",
+                "p",
+            ),
+        ];
+        for (api, url, configured, want) in cases {
+            assert_eq!(provider_name(api, url, configured), want, "{url:?}");
+        }
     }
 }

@@ -38,12 +38,29 @@ pub struct ExportConfig {
     /// The OTLP/HTTP base URL (`http://collector:4318`); `/v1/traces` and `/v1/metrics` are
     /// added to it.
     pub endpoint: String,
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and `_METRICS_ENDPOINT`: the whole URL a signal
+    /// goes to, instead of `<endpoint>/v1/<signal>`.
+    pub traces_endpoint: Option<String>,
+    pub metrics_endpoint: Option<String>,
     /// Sent with every export request (an API key for a hosted backend). Never logged.
     pub headers: BTreeMap<String, String>,
     /// Export prompts, outputs and tool arguments (redacted).
     pub include_content: bool,
     /// `service.name` of the resource (default `bosun`).
     pub service_name: String,
+}
+
+impl ExportConfig {
+    /// Where `signal` (`traces`, `metrics`) is posted.
+    pub fn url(&self, signal: &str) -> String {
+        let own = match signal {
+            "traces" => self.traces_endpoint.as_ref(),
+            "metrics" => self.metrics_endpoint.as_ref(),
+            _ => None,
+        };
+        own.cloned()
+            .unwrap_or_else(|| format!("{}/v1/{signal}", self.endpoint))
+    }
 }
 
 /// `[telemetry]` as the user wrote it (the core's config type mirrors this; this crate does not
@@ -69,12 +86,23 @@ pub fn resolve(
     }
     let empty = Settings::default();
     let settings = settings.unwrap_or(&empty);
+    let clean =
+        |e: String| Some(e.trim().trim_end_matches('/').to_string()).filter(|e| !e.is_empty());
+    let signal = |name: &str| env(name).and_then(clean);
+    let (traces_endpoint, metrics_endpoint) = (
+        signal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+        signal("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+    );
     let endpoint = settings
         .otlp_endpoint
         .clone()
-        .or_else(|| env("OTEL_EXPORTER_OTLP_ENDPOINT"))
-        .map(|e| e.trim().trim_end_matches('/').to_string())
-        .filter(|e| !e.is_empty())?;
+        .and_then(clean)
+        .or_else(|| env("OTEL_EXPORTER_OTLP_ENDPOINT").and_then(clean))
+        // Only a signal's own URL given: the other goes to the collector's usual port.
+        .or_else(|| {
+            (traces_endpoint.is_some() || metrics_endpoint.is_some())
+                .then(|| "http://localhost:4318".to_string())
+        })?;
     let mut headers: BTreeMap<String, String> = env("OTEL_EXPORTER_OTLP_HEADERS")
         .map(|h| parse_headers(&h))
         .unwrap_or_default();
@@ -87,6 +115,8 @@ pub fn resolve(
         .unwrap_or_else(|| "bosun".to_string());
     Some(ExportConfig {
         endpoint,
+        traces_endpoint,
+        metrics_endpoint,
         headers,
         include_content: settings.include_content,
         service_name,
@@ -125,6 +155,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -145,6 +176,29 @@ mod tests {
             ..Settings::default()
         };
         assert_eq!(resolve(Some(&s), &env_of(&[])), None);
+    }
+
+    #[test]
+    fn a_signals_own_endpoint_is_used_whole_and_alone_turns_export_on() {
+        let env = env_of(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:4318"),
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                "https://traces.example/otlp/spans/",
+            ),
+        ]);
+        let c = resolve(None, &env).unwrap();
+        assert_eq!(c.url("traces"), "https://traces.example/otlp/spans");
+        assert_eq!(c.url("metrics"), "http://env:4318/v1/metrics");
+        let only = env_of(&[("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:9/x")]);
+        let c = resolve(None, &only).unwrap();
+        assert_eq!(
+            (c.url("metrics"), c.url("traces")),
+            (
+                "http://m:9/x".to_string(),
+                "http://localhost:4318/v1/traces".to_string()
+            )
+        );
     }
 
     #[test]

@@ -145,12 +145,15 @@ pub struct Metric {
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub service_name: String,
+    /// `service.instance.id`: this process, so two Bosuns' delta points are two series.
+    pub instance_id: String,
 }
 
 fn resource(r: &Resource) -> Value {
     json!({"attributes": attributes(&[
         ("service.name".to_string(), AnyValue::Str(r.service_name.clone())),
         ("service.version".to_string(), AnyValue::Str(env!("CARGO_PKG_VERSION").to_string())),
+        ("service.instance.id".to_string(), AnyValue::Str(r.instance_id.clone())),
         ("telemetry.sdk.name".to_string(), AnyValue::Str("bosun".into())),
         ("telemetry.sdk.language".to_string(), AnyValue::Str("rust".into())),
     ])})
@@ -319,6 +322,7 @@ mod tests {
         };
         let r = Resource {
             service_name: "bosun".into(),
+            instance_id: "i".into(),
         };
         let v = traces_request(&r, &[span]);
         let s = &v["resourceSpans"][0]["scopeSpans"][0]["spans"][0];

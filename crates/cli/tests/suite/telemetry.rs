@@ -461,7 +461,7 @@ fn an_unreachable_collector_never_fails_the_task_and_is_said_once() {
     write_config(
         &env,
         &format!(
-            "[telemetry]\notlp_endpoint = \"http://127.0.0.1:{port}\"\nheaders = {{ authorization = \"Bearer hdr-secret-9\" }}\n"
+            "[telemetry]\notlp_endpoint = \"http://alice:url-secret-5@127.0.0.1:{port}\"\nheaders = {{ authorization = \"Bearer hdr-secret-9\" }}\n"
         ),
     );
     let server = MockModelServer::start_blocking(script()).unwrap();
@@ -477,6 +477,59 @@ fn an_unreachable_collector_never_fails_the_task_and_is_said_once() {
         !stderr.contains("hdr-secret-9"),
         "a header value was logged"
     );
+    assert!(
+        !stderr.contains("url-secret-5") && stderr.contains(&format!("http://127.0.0.1:{port}/")),
+        "the endpoint's password was logged: {stderr}"
+    );
+}
+
+#[test]
+fn a_failed_model_request_is_a_chat_span_with_its_error_and_a_signals_own_endpoint_is_used() {
+    let env = Env::new();
+    let receiver = Receiver::start(env.dir.path());
+    let mut replies = vec![MockReply::status(500, "the model server fell over")];
+    replies.extend(script());
+    let server = MockModelServer::start_blocking(replies).unwrap();
+    let endpoint = receiver.endpoint();
+    // Traces to their own URL (used whole), metrics to the base endpoint's /v1/metrics.
+    let traces = format!("{endpoint}/v1/traces");
+    run_task(
+        &env,
+        &server,
+        "add a greeting file",
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", traces.as_str()),
+            (
+                "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                &format!("{endpoint}/v1/metrics"),
+            ),
+        ],
+    );
+    let records = receiver.records();
+    let spans = of_kind(&records, "span");
+    let chats = span(&spans, "chat claude-sonnet-4-5");
+    assert_eq!(chats.len(), 3, "one failed and two answered: {chats:?}");
+    let failed: Vec<&&Value> = chats
+        .iter()
+        .filter(|s| s["attributes"]["error.type"] == "retry")
+        .collect();
+    assert_eq!(failed.len(), 1, "{chats:?}");
+    assert!(
+        failed[0]["status"].to_string().contains("500"),
+        "the span says why: {}",
+        failed[0]
+    );
+    let root = span(&spans, "invoke_agent bosun")[0];
+    assert_eq!(failed[0]["parentSpanId"], root["spanId"]);
+    for chat in &chats {
+        // A server on this machine is none of the known providers': Bosun's name for it.
+        let a = &chat["attributes"];
+        assert!(a["bosun.provider"].is_string(), "{chat}");
+        assert_eq!(a["gen_ai.provider.name"], a["bosun.provider"], "{chat}");
+        assert_eq!(a["gen_ai.request.model"], "claude-sonnet-4-5");
+    }
+    assert_eq!(of_kind(&records, "metric").len(), 3);
 }
 
 #[test]
@@ -607,5 +660,78 @@ fn an_overloaded_collector_is_tried_again_and_nothing_is_lost() {
         !run.stderr().contains("OpenTelemetry export"),
         "a retried export was reported lost: {}",
         run.stderr()
+    );
+}
+
+#[test]
+fn a_follow_ups_invoke_agent_span_has_its_own_cost_and_the_tasks_repository() {
+    let env = Env::new();
+    let receiver = Receiver::start(env.dir.path());
+    write_config(
+        &env,
+        &format!("[telemetry]\notlp_endpoint = \"{}\"\n", receiver.endpoint()),
+    );
+    let mut replies = script();
+    replies.push(with_usage(
+        text("It greets."),
+        MockUsage {
+            input_tokens: 2000,
+            output_tokens: 10,
+            ..MockUsage::default()
+        },
+    ));
+    let server = MockModelServer::start_blocking(replies).unwrap();
+    let run = run_task(&env, &server, "add a greeting file", &[]);
+    let task = run.task_id();
+    let out = env
+        .bosun()
+        .args(["continue", &task, "--prompt", "what does it say?", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(6),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let follow_up: f64 = parse_events(&out.stdout)
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::Usage(u) => u.cost_usd,
+            _ => None,
+        })
+        .sum();
+    // 2000 × $3 + 10 × $15 per million.
+    assert!((follow_up - 0.00615).abs() < 1e-9, "{follow_up}");
+
+    let records = receiver.records();
+    let spans = of_kind(&records, "span");
+    let agents = span(&spans, "invoke_agent bosun");
+    assert_eq!(agents.len(), 2, "{agents:?}");
+    let second = agents
+        .iter()
+        .find(|s| s["attributes"]["bosun.task.resumed"] == "follow_up")
+        .unwrap();
+    let a = &second["attributes"];
+    assert!(
+        (a["bosun.cost.usd"].as_f64().unwrap() - follow_up).abs() < 1e-9,
+        "the follow-up's own spend, not the task's: {second}"
+    );
+    assert_eq!(
+        a["bosun.repository"],
+        agents[0]["attributes"]["bosun.repository"]
+    );
+    assert!(a["bosun.repository"].is_string(), "{second}");
+    let chat = span(&spans, "chat claude-sonnet-4-5")
+        .into_iter()
+        .find(|s| s["parentSpanId"] == second["spanId"])
+        .unwrap();
+    assert!(
+        chat["attributes"]["gen_ai.provider.name"].is_string(),
+        "{chat}"
+    );
+    assert_eq!(
+        chat["attributes"]["gen_ai.request.model"],
+        "claude-sonnet-4-5"
     );
 }
