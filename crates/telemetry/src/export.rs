@@ -175,6 +175,7 @@ async fn run(config: ExportConfig, mut rx: mpsc::Receiver<Queued>, counters: Arc
             client,
             config,
             counters,
+            given_up: Default::default(),
         },
         Err(e) => {
             counters.failed_requests.fetch_add(1, Ordering::Relaxed);
@@ -242,6 +243,9 @@ struct Sender {
     client: reqwest::Client,
     config: ExportConfig,
     counters: Arc<Counters>,
+    /// A request already failed after all its tries: the next ones are tried once each, so
+    /// a collector that is down does not hold the end of every task for each retry's wait.
+    given_up: std::sync::atomic::AtomicBool,
 }
 
 impl Sender {
@@ -271,7 +275,10 @@ impl Sender {
                 req = req.header(k.as_str(), v.as_str());
             }
             let (failure, retry_after) = match req.send().await {
-                Ok(resp) if resp.status().is_success() => return true,
+                Ok(resp) if resp.status().is_success() => {
+                    self.given_up.store(false, Ordering::Relaxed);
+                    return true;
+                }
                 Ok(resp) => {
                     let code = resp.status().as_u16();
                     let retry = matches!(code, 429 | 502 | 503 | 504).then(|| {
@@ -295,7 +302,7 @@ impl Sender {
             // A timed-out request is not tried again: the collector is hanging, and each try
             // would hold the queue for the whole request timeout.
             match retry_after {
-                Some(after) if attempt < ATTEMPTS => {
+                Some(after) if attempt < ATTEMPTS && !self.given_up.load(Ordering::Relaxed) => {
                     let wait = after.unwrap_or(backoff).min(MAX_BACKOFF);
                     tokio::time::sleep(wait).await;
                     backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -304,6 +311,7 @@ impl Sender {
                 _ => break failure,
             }
         };
+        self.given_up.store(true, Ordering::Relaxed);
         self.counters
             .failed_requests
             .fetch_add(1, Ordering::Relaxed);
