@@ -52,6 +52,18 @@ fn task_id(source: Source, path: &Path, state: &ReaderState) -> TaskId {
     }
 }
 
+/// A session's task id from its file's name alone.
+fn stem_task_id(source: Source, path: &Path) -> TaskId {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match source {
+        Source::ClaudeCode => TaskId(format!("cc-{stem}")),
+        Source::Codex => TaskId(format!("codex-{stem}")),
+    }
+}
+
 /// A Claude Code sub-agent's session file.
 pub(crate) fn is_agent_file(path: &Path) -> bool {
     path.file_name()
@@ -117,6 +129,7 @@ pub(crate) fn import_file(
     let mut file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let mut moved_from = None;
+    let mut own_id = None;
     if before.is_none() {
         // A session read before from another file: moved or renamed (that file is gone), its
         // reading goes on here; a copy (that file is still there), left alone.
@@ -141,7 +154,10 @@ pub(crate) fn import_file(
                     ..gone.clone()
                 });
                 scan.known = true;
-            } else if let Some(copy) = others.first() {
+            } else if let Some(copy) = others
+                .iter()
+                .find(|f| Path::new(&f.path).file_name() == path.file_name())
+            {
                 scan.copy_of = Some(copy.path.clone());
                 let file = ImportedFile {
                     path: key,
@@ -160,6 +176,11 @@ pub(crate) fn import_file(
                     moved_from: None,
                 })?;
                 return Ok(scan);
+            } else if !others.is_empty() {
+                // Another file that starts as an imported session (Claude Code copies a
+                // resumed session's lines into the new one): a session of its own, named by
+                // its file; the responses both hold count once (their keys).
+                own_id = Some(stem_task_id(source, path));
             }
         }
     }
@@ -188,6 +209,7 @@ pub(crate) fn import_file(
     let id = before
         .as_ref()
         .map(|f| f.task_id.clone())
+        .or(own_id)
         .unwrap_or_else(|| task_id(source, path, &state));
     let existing = match store.task(&id) {
         Ok(t) => Some(t),

@@ -769,3 +769,47 @@ fn a_deleted_imported_session_stays_deleted_when_its_file_grows() {
     let history = h.json(&["history", "--json"]).to_string();
     assert!(!history.contains(CODEX_SESSION), "{history}");
 }
+
+#[test]
+fn a_resumed_session_in_a_new_file_is_its_own_session_and_its_copied_responses_count_once() {
+    let h = homes();
+    h.import();
+    let before = h.costs_by_source();
+    // Claude Code's resume: a new file starting with the old session's lines, then new ones.
+    let dir = h.claude.join("projects/-home-dev-shop");
+    let old =
+        std::fs::read_to_string(dir.join("0b5e1a3c-6f1d-4a57-9d2e-2c8f3b7a9e10.jsonl")).unwrap();
+    let new_id = "9d0c2b1a-0000-4000-8000-00000000000f";
+    let next = json!({"type": "assistant", "sessionId": new_id, "cwd": "/home/dev/shop",
+        "version": "2.0.14", "uuid": "r-1", "isSidechain": false,
+        "timestamp": "2025-10-16T09:00:00.000Z", "requestId": "req_r1",
+        "message": {"id": "msg_r1", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "Picked up where we left off."}],
+            "usage": {"input_tokens": 1000, "output_tokens": 100}}});
+    std::fs::write(
+        dir.join(format!("{new_id}.jsonl")),
+        format!("{old}{next}\n"),
+    )
+    .unwrap();
+    let (claude, _) = h.import();
+    assert_eq!(
+        (&claude["new_sessions"], &claude["responses"]),
+        (&json!(1), &json!(1)),
+        "{claude}"
+    );
+    assert!(claude["copies"].as_array().unwrap().is_empty(), "{claude}");
+    let after = h.costs_by_source();
+    // Only the new response: 1000 × $3 + 100 × $15 per million.
+    assert!(
+        close(after[0].1, before[0].1 + 0.0045),
+        "{before:?} → {after:?}"
+    );
+    let shown = h.events(&format!("cc-{new_id}"));
+    assert!(
+        shown
+            .iter()
+            .any(|e| e["text"] == "Picked up where we left off."),
+        "{shown:?}"
+    );
+}
