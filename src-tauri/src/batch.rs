@@ -27,13 +27,14 @@ use tokio_util::sync::CancellationToken;
 /// The batches this app runs now, each with the token that stops its runner.
 #[derive(Default)]
 pub struct BatchRuns {
-    /// Each runner's stop token and its generation (a runner removes only its own entry).
-    running: Mutex<HashMap<String, (CancellationToken, u64)>>,
+    /// Each runner's stop token, its generation (a runner removes only its own entry) and
+    /// what says it has ended.
+    running: Mutex<HashMap<String, BatchRunner>>,
     generation: std::sync::atomic::AtomicU64,
 }
 
 impl BatchRuns {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, (CancellationToken, u64)>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, BatchRunner>> {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -47,8 +48,8 @@ impl BatchRuns {
     /// Stops batch `id`'s runner: its tasks are interrupted and left for a resume.
     pub fn stop(&self, id: &str) -> bool {
         match self.lock().get(id) {
-            Some((token, _)) => {
-                token.cancel();
+            Some(r) => {
+                r.stop.cancel();
                 true
             }
             None => false,
@@ -57,33 +58,59 @@ impl BatchRuns {
 
     /// Stops every runner (the app quits).
     pub fn stop_all(&self) {
-        for (token, _) in self.lock().values() {
-            token.cancel();
+        for r in self.lock().values() {
+            r.stop.cancel();
         }
     }
 
-    /// Registers a runner and returns its generation; None when batch `id` has a runner that
-    /// was not stopped. A stopped runner still winding down (it has released its batch but not
-    /// yet left this map) gives way to the new one.
-    fn insert(&self, id: &str, token: CancellationToken) -> Option<u64> {
+    /// Registers a runner: its generation, and the end of the stopped runner it takes over
+    /// from (still winding down: it must release its batch before the new one claims it).
+    /// None when batch `id` has a runner that was not stopped.
+    fn insert(&self, id: &str, stop: CancellationToken) -> Option<Registered> {
         let mut running = self.lock();
-        if running.get(id).is_some_and(|(t, _)| !t.is_cancelled()) {
+        if running.get(id).is_some_and(|r| !r.stop.is_cancelled()) {
             return None;
         }
         let generation = self
             .generation
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        running.insert(id.to_string(), (token, generation));
-        Some(generation)
+        let (ended, ended_rx) = tokio::sync::watch::channel(false);
+        let previous = running.insert(
+            id.to_string(),
+            BatchRunner {
+                stop,
+                generation,
+                ended: ended_rx,
+            },
+        );
+        Some(Registered {
+            generation,
+            ended,
+            after: previous.map(|p| p.ended),
+        })
     }
 
     /// Removes runner `generation` of batch `id`, not a newer one that took its place.
     fn remove(&self, id: &str, generation: u64) {
         let mut running = self.lock();
-        if running.get(id).is_some_and(|(_, g)| *g == generation) {
+        if running.get(id).is_some_and(|r| r.generation == generation) {
             running.remove(id);
         }
     }
+}
+
+struct BatchRunner {
+    stop: CancellationToken,
+    generation: u64,
+    ended: tokio::sync::watch::Receiver<bool>,
+}
+
+struct Registered {
+    generation: u64,
+    /// Set when this runner has ended.
+    ended: tokio::sync::watch::Sender<bool>,
+    /// The end of the runner this one took over from.
+    after: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// What the Batch view's form sends: a batch file, or one prompt over several repositories
@@ -193,7 +220,7 @@ impl Follower for AppFollower {
 /// Runs batch `id` in the background (resuming what it left); refused when it runs already.
 fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result<(), IpcError> {
     let stop = CancellationToken::new();
-    let Some(generation) = engine.batches.insert(id, stop.clone()) else {
+    let Some(registered) = engine.batches.insert(id, stop.clone()) else {
         return Err(IpcError::new(
             "batch_running",
             format!("batch {id} is running already"),
@@ -204,6 +231,10 @@ fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result
     });
     let (engine, id) = (Arc::clone(engine), id.to_string());
     tauri::async_runtime::spawn(async move {
+        // A stopped runner still interrupting its tasks ends first (a dropped sender is an end).
+        if let Some(mut after) = registered.after {
+            let _ = after.wait_for(|ended| *ended).await;
+        }
         let (home, store) = (engine.home.clone(), Arc::clone(&engine.store));
         match batch::run(home, store, &id, concurrency, follower, stop).await {
             Ok(report) if report.stopped => tracing::info!("batch {id} stopped; resume it later"),
@@ -218,7 +249,8 @@ fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result
             ),
             Err(e) => tracing::warn!("batch {id} stopped with an error: {e}"),
         }
-        engine.batches.remove(&id, generation);
+        engine.batches.remove(&id, registered.generation);
+        let _ = registered.ended.send(true);
     });
     Ok(())
 }

@@ -43,8 +43,10 @@ fn task_id(source: Source, path: &Path, state: &ReaderState) -> TaskId {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     match source {
-        Source::ClaudeCode if is_agent_file(path) => TaskId(format!("cc-{stem}")),
-        Source::ClaudeCode => TaskId(format!("cc-{}", state.session_id.clone().unwrap_or(stem))),
+        // Claude Code names each file by its session (a resumed session's new file starts
+        // with the old session's lines, their `sessionId` the old one's): the file's name is
+        // the session.
+        Source::ClaudeCode => TaskId(format!("cc-{stem}")),
         Source::Codex => TaskId(format!(
             "codex-{}",
             state.session_id.clone().unwrap_or(stem)
@@ -144,21 +146,22 @@ pub(crate) fn import_file(
                 .into_iter()
                 .filter(|f| f.path != key)
                 .collect();
-            if let Some(gone) = others
-                .iter()
-                .find(|f| !Path::new(&f.path).exists() && f.offset <= len)
-            {
+            let same_name = |f: &&ImportedFile| Path::new(&f.path).file_name() == path.file_name();
+            let was_copy = |f: &&ImportedFile| {
+                serde_json::from_str::<ReaderState>(&f.state).is_ok_and(|s| s.copy)
+            };
+            if let Some(gone) = others.iter().find(|f| {
+                same_name(f) && !was_copy(f) && !Path::new(&f.path).exists() && f.offset <= len
+            }) {
                 moved_from = Some(gone.path.clone());
                 before = Some(ImportedFile {
                     path: key.clone(),
                     ..gone.clone()
                 });
                 scan.known = true;
-            } else if let Some(copy) = others
-                .iter()
-                .find(|f| Path::new(&f.path).file_name() == path.file_name())
-            {
+            } else if let Some(copy) = others.iter().find(|f| same_name(f) && !was_copy(f)) {
                 scan.copy_of = Some(copy.path.clone());
+                state.copy = true;
                 let file = ImportedFile {
                     path: key,
                     source: source.as_str().to_string(),
@@ -218,10 +221,12 @@ pub(crate) fn import_file(
     };
     // A session the user deleted (`bosun delete` keeps its row, without its transcript) or
     // whose transcript retention removed stays so: what the file adds is read past.
-    let removed = match &existing {
-        Some(t) => store.task_marks(&t.id)?.transcript_removed.is_some(),
-        None => state.task_created,
-    };
+    // A copy of another file's session stays left alone as it grows.
+    let removed = state.copy
+        || match &existing {
+            Some(t) => store.task_marks(&t.id)?.transcript_removed.is_some(),
+            None => state.task_created,
+        };
     let existing = existing.filter(|_| !removed);
     let transcript = items
         .iter()

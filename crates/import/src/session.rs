@@ -84,6 +84,10 @@ pub struct ReaderState {
     /// The file's task was created (so one missing now was deleted by the user: it stays so).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub task_created: bool,
+    /// The file is a copy of another file's session, left alone (never taken for that file
+    /// moved).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub copy: bool,
     /// Codex: the session's cumulative usage at the last `token_count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totals: Option<[u64; 4]>,

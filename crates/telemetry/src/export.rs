@@ -27,7 +27,8 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// The longest wait before trying again (a longer `Retry-After` is cut to it).
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// How long [`Telemetry::finish`] waits for what is still queued.
-const FINISH_TIMEOUT: Duration = Duration::from_secs(3);
+/// Not under [`REQUEST_TIMEOUT`]: a slow collector still gets a task's last spans and metrics.
+const FINISH_TIMEOUT: Duration = Duration::from_secs(5);
 
 enum Queued {
     Span(Span),
@@ -264,7 +265,10 @@ impl Sender {
     /// [`ATTEMPTS`] tries, waiting its `Retry-After` or a doubling backoff, each wait capped.
     /// False (and counted once) when it failed.
     async fn send(&self, signal: &str, body: &serde_json::Value) -> bool {
-        let url = self.config.url(signal);
+        // A signal with an endpoint of its own only (the other one's) is not exported.
+        let Some(url) = self.config.url(signal) else {
+            return true;
+        };
         // What a failure says: the URL without a user or password in it.
         let shown = shown_url(&url);
         let mut backoff = FIRST_BACKOFF;

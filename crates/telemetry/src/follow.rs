@@ -435,19 +435,27 @@ impl TaskTrace {
         }
     }
 
+    /// The model a request that `answered` asked for: the task's model when the answer is it
+    /// or a snapshot of it (`gpt-4o` answered by `gpt-4o-2024-08-06`); another model (a
+    /// compaction summarizer's) is its own.
+    fn requested<'a>(&'a self, answered: &'a str) -> &'a str {
+        match self.model.as_deref().filter(|m| !m.is_empty()) {
+            Some(m)
+                if answered.is_empty() || answered.starts_with(m) || m.starts_with(answered) =>
+            {
+                m
+            }
+            _ => answered,
+        }
+    }
+
     /// The attributes every GenAI span and metric of this task carries: the model asked for
     /// (a response names the one that answered in `gen_ai.response.model`), the provider as the
     /// GenAI conventions name it, and Bosun's name for it.
     fn gen_ai(&self, operation: &str, model: &str) -> Attributes {
         let mut attrs = vec![
             attr("gen_ai.operation.name", operation),
-            attr(
-                "gen_ai.request.model",
-                self.model
-                    .as_deref()
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or(model),
-            ),
+            attr("gen_ai.request.model", self.requested(model)),
         ];
         if let Some(p) = &self.provider {
             attrs.push(attr(
@@ -876,5 +884,15 @@ mod provider_tests {
         for (api, url, configured, want) in cases {
             assert_eq!(provider_name(api, url, configured), want, "{url:?}");
         }
+    }
+
+    #[test]
+    fn a_request_asked_for_the_tasks_model_unless_another_model_answered() {
+        let mut t = super::TaskTrace::new(0, None);
+        t.model = Some("gpt-4o".into());
+        // A snapshot of the task's model answered: the task's model was asked for.
+        assert_eq!(t.requested("gpt-4o-2024-08-06"), "gpt-4o");
+        // A compaction summarizer's model is its own.
+        assert_eq!(t.requested("claude-haiku-4-5"), "claude-haiku-4-5");
     }
 }

@@ -51,15 +51,19 @@ pub struct ExportConfig {
 }
 
 impl ExportConfig {
-    /// Where `signal` (`traces`, `metrics`) is posted.
-    pub fn url(&self, signal: &str) -> String {
+    /// Where `signal` (`traces`, `metrics`) is posted; None when only the other signal has an
+    /// endpoint.
+    pub fn url(&self, signal: &str) -> Option<String> {
         let own = match signal {
             "traces" => self.traces_endpoint.as_ref(),
             "metrics" => self.metrics_endpoint.as_ref(),
             _ => None,
         };
-        own.cloned()
-            .unwrap_or_else(|| format!("{}/v1/{signal}", self.endpoint))
+        match (own, self.endpoint.is_empty()) {
+            (Some(url), _) => Some(url.clone()),
+            (None, false) => Some(format!("{}/v1/{signal}", self.endpoint)),
+            (None, true) => None,
+        }
     }
 }
 
@@ -89,20 +93,19 @@ pub fn resolve(
     let clean =
         |e: String| Some(e.trim().trim_end_matches('/').to_string()).filter(|e| !e.is_empty());
     let signal = |name: &str| env(name).and_then(clean);
-    let (traces_endpoint, metrics_endpoint) = (
-        signal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
-        signal("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
-    );
-    let endpoint = settings
-        .otlp_endpoint
-        .clone()
-        .and_then(clean)
+    let configured = settings.otlp_endpoint.clone().and_then(clean);
+    // The setting wins over the environment, the signals' own variables included.
+    let (traces_endpoint, metrics_endpoint) = match configured {
+        Some(_) => (None, None),
+        None => (
+            signal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+            signal("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+        ),
+    };
+    let endpoint = configured
         .or_else(|| env("OTEL_EXPORTER_OTLP_ENDPOINT").and_then(clean))
-        // Only a signal's own URL given: the other goes to the collector's usual port.
-        .or_else(|| {
-            (traces_endpoint.is_some() || metrics_endpoint.is_some())
-                .then(|| "http://localhost:4318".to_string())
-        })?;
+        // Only a signal's own URL given: only that signal is exported.
+        .or_else(|| (traces_endpoint.is_some() || metrics_endpoint.is_some()).then(String::new))?;
     let mut headers: BTreeMap<String, String> = env("OTEL_EXPORTER_OTLP_HEADERS")
         .map(|h| parse_headers(&h))
         .unwrap_or_default();
@@ -188,16 +191,29 @@ mod tests {
             ),
         ]);
         let c = resolve(None, &env).unwrap();
-        assert_eq!(c.url("traces"), "https://traces.example/otlp/spans");
-        assert_eq!(c.url("metrics"), "http://env:4318/v1/metrics");
+        assert_eq!(
+            c.url("traces").as_deref(),
+            Some("https://traces.example/otlp/spans")
+        );
+        assert_eq!(
+            c.url("metrics").as_deref(),
+            Some("http://env:4318/v1/metrics")
+        );
         let only = env_of(&[("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:9/x")]);
         let c = resolve(None, &only).unwrap();
         assert_eq!(
-            (c.url("metrics"), c.url("traces")),
-            (
-                "http://m:9/x".to_string(),
-                "http://localhost:4318/v1/traces".to_string()
-            )
+            (c.url("metrics").as_deref(), c.url("traces")),
+            (Some("http://m:9/x"), None)
+        );
+        // A configured endpoint wins over every variable.
+        let s = Settings {
+            otlp_endpoint: Some("http://config:4318".into()),
+            ..Settings::default()
+        };
+        let c = resolve(Some(&s), &env).unwrap();
+        assert_eq!(
+            c.url("traces").as_deref(),
+            Some("http://config:4318/v1/traces")
         );
     }
 

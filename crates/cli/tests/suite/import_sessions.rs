@@ -740,6 +740,30 @@ fn the_same_files_through_another_path_a_move_or_a_copy_are_not_read_twice() {
     );
     assert_eq!(h.costs_by_source(), before);
     assert_eq!(h.json(&["history", "--json"])["total"], total);
+
+    // The copy growing is still a copy: nothing of it goes to the session's task.
+    append(
+        &backup.join(CODEX_FILE.replace("2025/10/14", "2025/10/15")),
+        &format!(
+            "{}\n",
+            json!({"timestamp": "2025-10-14T10:02:00.000Z", "type": "event_msg",
+                "payload": {"type": "user_message", "message": "only in the backup"}})
+        ),
+    );
+    let out = h
+        .bosun()
+        .args(["import", "--json", "--codex"])
+        .arg(&backup)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&r[0]["lines"], &r[0]["events"]),
+        (&json!(1), &json!(0)),
+        "{r}"
+    );
+    let shown = serde_json::to_string(&h.events(CODEX_SESSION)).unwrap();
+    assert!(!shown.contains("only in the backup"), "{shown}");
 }
 
 #[test]

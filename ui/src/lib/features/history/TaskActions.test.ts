@@ -202,9 +202,15 @@ describe("TaskActions of an imported session", () => {
     app = mount(TaskActions, { target, props: { task: taskRow({ id: "cc-1", source: "claude-code" }), onfork: () => {}, ondeleted: () => {} } });
     flushSync();
     expect(target.querySelector('[data-testid="fork-button"]')).toBeNull();
+    // Its transcript exports; a patch of changes it has none of is not offered.
+    openMenu(target);
+    expect(q(target, "export-markdown")).not.toBeNull();
+    expect(q(target, "export-patch")).toBeNull();
     unmount(app);
     app = mount(TaskActions, { target, props: { task: taskRow({ id: "t1" }), onfork: () => {}, ondeleted: () => {} } });
     flushSync();
     expect(target.querySelector('[data-testid="fork-button"]')).not.toBeNull();
+    openMenu(target);
+    expect(q(target, "export-patch")).not.toBeNull();
   });
 });
