@@ -36,21 +36,13 @@ pub struct FileScan {
     pub redacted: usize,
 }
 
-/// The task id of a session: `cc-<session>` (a sub-agent's `cc-agent-<id>`), `codex-<session>`.
+/// The task id of a session: `cc-<file name>` (Claude Code names each file by its session; a
+/// resumed session's new file starts with the old session's lines, their `sessionId` the old
+/// one's; a sub-agent's is `cc-agent-<id>`), `codex-<session>`.
 fn task_id(source: Source, path: &Path, state: &ReaderState) -> TaskId {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match source {
-        // Claude Code names each file by its session (a resumed session's new file starts
-        // with the old session's lines, their `sessionId` the old one's): the file's name is
-        // the session.
-        Source::ClaudeCode => TaskId(format!("cc-{stem}")),
-        Source::Codex => TaskId(format!(
-            "codex-{}",
-            state.session_id.clone().unwrap_or(stem)
-        )),
+    match (source, &state.session_id) {
+        (Source::Codex, Some(session)) => TaskId(format!("codex-{session}")),
+        _ => stem_task_id(source, path),
     }
 }
 

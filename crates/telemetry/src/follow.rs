@@ -373,10 +373,12 @@ fn provider_name(api: Option<&str>, base_url: Option<&str>, configured: &str) ->
         ("api.x.ai", "x_ai"),
         ("api.perplexity.ai", "perplexity"),
     ];
-    if let Some((_, name)) = known
-        .iter()
-        .find(|(h, _)| host == *h || host.ends_with(&format!(".{h}")))
-    {
+    if let Some((_, name)) = known.iter().find(|(h, _)| {
+        host == *h
+                || host.ends_with(&format!(".{h}"))
+                // Vertex AI's regional hosts: `us-central1-aiplatform.googleapis.com`.
+                || (h.starts_with("aiplatform.") && host.ends_with(&format!("-{h}")))
+    }) {
         return (*name).to_string();
     }
     match (api, host.is_empty()) {
@@ -868,6 +870,12 @@ mod provider_tests {
                 "azure.ai.openai",
             ),
             (Some("anthropic"), Some(""), "default", "anthropic"),
+            (
+                Some("openai-chat"),
+                Some("https://us-central1-aiplatform.googleapis.com/v1/projects/p"),
+                "vertex",
+                "gcp.vertex_ai",
+            ),
             (
                 Some("openai-chat"),
                 Some("http://127.0.0.1:11434/v1"),
