@@ -124,6 +124,8 @@ pub(crate) fn import_file(
     let len = file.metadata().map_err(io)?.len();
     let mut moved_from = None;
     let mut own_id = None;
+    // A new file is read whole once: what that read found, when it is read from its start.
+    let mut first = None;
     if before.is_none() {
         // A session read before from another file: moved or renamed (that file is gone), its
         // reading goes on here; a copy (that file is still there), left alone.
@@ -131,74 +133,88 @@ pub(crate) fn import_file(
         file.read_to_end(&mut bytes).map_err(io)?;
         let mut state = ReaderState::default();
         let mut probe = FileScan::default();
-        if let Some((_, end)) = read_lines(source, &bytes, &mut state, &mut probe) {
-            let id = task_id(source, path, &state);
-            let others: Vec<ImportedFile> = store
-                .imported_files_of(&id)?
-                .into_iter()
-                .filter(|f| f.path != key)
-                .collect();
-            let same_name = |f: &&ImportedFile| Path::new(&f.path).file_name() == path.file_name();
-            let was_copy = |f: &&ImportedFile| {
-                serde_json::from_str::<ReaderState>(&f.state).is_ok_and(|s| s.copy)
+        // No complete line yet: read by the next scan.
+        let Some((items, end)) = read_lines(source, &bytes, &mut state, &mut probe) else {
+            return Ok(scan);
+        };
+        let id = task_id(source, path, &state);
+        let others: Vec<ImportedFile> = store
+            .imported_files_of(&id)?
+            .into_iter()
+            .filter(|f| f.path != key)
+            .collect();
+        let same_name = |f: &&ImportedFile| Path::new(&f.path).file_name() == path.file_name();
+        let was_copy =
+            |f: &&ImportedFile| serde_json::from_str::<ReaderState>(&f.state).is_ok_and(|s| s.copy);
+        if let Some(gone) = others.iter().find(|f| {
+            same_name(f) && !was_copy(f) && !Path::new(&f.path).exists() && f.offset <= len
+        }) {
+            moved_from = Some(gone.path.clone());
+            before = Some(ImportedFile {
+                path: key.clone(),
+                ..gone.clone()
+            });
+            scan.known = true;
+        } else if let Some(copy) = others.iter().find(|f| same_name(f) && !was_copy(f)) {
+            scan.copy_of = Some(copy.path.clone());
+            state.copy = true;
+            let file = ImportedFile {
+                path: key,
+                source: source.as_str().to_string(),
+                task_id: id,
+                offset: end as u64 + 1,
+                lines: probe.lines,
+                malformed: probe.malformed,
+                state: serde_json::to_string(&state).unwrap_or_else(|_| "{}".into()),
             };
-            if let Some(gone) = others.iter().find(|f| {
-                same_name(f) && !was_copy(f) && !Path::new(&f.path).exists() && f.offset <= len
-            }) {
-                moved_from = Some(gone.path.clone());
-                before = Some(ImportedFile {
-                    path: key.clone(),
-                    ..gone.clone()
-                });
-                scan.known = true;
-            } else if let Some(copy) = others.iter().find(|f| same_name(f) && !was_copy(f)) {
-                scan.copy_of = Some(copy.path.clone());
-                state.copy = true;
-                let file = ImportedFile {
-                    path: key,
-                    source: source.as_str().to_string(),
-                    task_id: id,
-                    offset: end as u64 + 1,
-                    lines: probe.lines,
-                    malformed: probe.malformed,
-                    state: serde_json::to_string(&state).unwrap_or_else(|_| "{}".into()),
-                };
-                store.import_session(&ImportedSession {
-                    file: &file,
-                    new_task: None,
-                    events: &[],
-                    response_keys: &[],
-                    moved_from: None,
-                })?;
-                return Ok(scan);
-            } else if !others.is_empty() {
-                // Another file that starts as an imported session (Claude Code copies a
-                // resumed session's lines into the new one): a session of its own, named by
-                // its file; the responses both hold count once (their keys).
-                own_id = Some(stem_task_id(source, path));
-            }
+            store.import_session(&ImportedSession {
+                file: &file,
+                new_task: None,
+                events: &[],
+                response_keys: &[],
+                moved_from: None,
+            })?;
+            return Ok(scan);
+        } else if !others.is_empty() {
+            // Another file that starts as an imported session (Claude Code copies a
+            // resumed session's lines into the new one): a session of its own, named by
+            // its file; the responses both hold count once (their keys).
+            own_id = Some(stem_task_id(source, path));
+        }
+        if moved_from.is_none() {
+            first = Some((state, probe, items, end as u64 + 1));
         }
     }
-    let offset = before.as_ref().map_or(0, |f| f.offset);
-    if len < offset {
-        scan.shrunk = true;
-        return Ok(scan);
-    }
-    if len == offset && moved_from.is_none() {
-        return Ok(scan);
-    }
-    file.seek(SeekFrom::Start(offset)).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io)?;
-    let mut state: ReaderState = before
-        .as_ref()
-        .and_then(|f| serde_json::from_str(&f.state).ok())
-        .unwrap_or_default();
-    let (mut items, read_to) = match read_lines(source, &bytes, &mut state, &mut scan) {
-        Some((items, end)) => (items, offset + end as u64 + 1),
-        // Moved with nothing new: only its key changes.
-        None if moved_from.is_some() => (Vec::new(), offset),
-        None => return Ok(scan),
+    let (mut state, mut items, read_to) = match first {
+        Some((state, probe, items, read_to)) => {
+            scan.lines = probe.lines;
+            scan.malformed = probe.malformed;
+            scan.unknown = probe.unknown;
+            (state, items, read_to)
+        }
+        None => {
+            let offset = before.as_ref().map_or(0, |f| f.offset);
+            if len < offset {
+                scan.shrunk = true;
+                return Ok(scan);
+            }
+            if len == offset && moved_from.is_none() {
+                return Ok(scan);
+            }
+            file.seek(SeekFrom::Start(offset)).map_err(io)?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(io)?;
+            let mut state: ReaderState = before
+                .as_ref()
+                .and_then(|f| serde_json::from_str(&f.state).ok())
+                .unwrap_or_default();
+            match read_lines(source, &bytes, &mut state, &mut scan) {
+                Some((items, end)) => (state, items, offset + end as u64 + 1),
+                // Moved with nothing new: only its key changes.
+                None if moved_from.is_some() => (state, Vec::new(), offset),
+                None => return Ok(scan),
+            }
+        }
     };
     usage_after_its_blocks(&mut items);
     let id = before

@@ -476,6 +476,13 @@ fn append(file: &Path, text: &str) {
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
 }
 
+/// Appends a Codex `event_msg` line (`user_message`, `agent_message`) to `file`.
+fn append_codex_event(file: &Path, ts: &str, kind: &str, message: &str) {
+    let line = json!({"timestamp": ts, "type": "event_msg",
+        "payload": {"type": kind, "message": message}});
+    append(file, &format!("{line}\n"));
+}
+
 #[test]
 fn secrets_in_an_imported_transcript_are_redacted_before_the_journal() {
     let h = homes();
@@ -704,13 +711,11 @@ fn the_same_files_through_another_path_a_move_or_a_copy_are_not_read_twice() {
         (&json!(0), &json!(0)),
         "{codex}"
     );
-    append(
+    append_codex_event(
         &moved,
-        &format!(
-            "{}\n",
-            json!({"timestamp": "2025-10-14T10:01:00.000Z", "type": "event_msg",
-                "payload": {"type": "agent_message", "message": "Also documented it."}})
-        ),
+        "2025-10-14T10:01:00.000Z",
+        "agent_message",
+        "Also documented it.",
     );
     let (_, codex) = h.import();
     assert_eq!(
@@ -742,13 +747,11 @@ fn the_same_files_through_another_path_a_move_or_a_copy_are_not_read_twice() {
     assert_eq!(h.json(&["history", "--json"])["total"], total);
 
     // The copy growing is still a copy: nothing of it goes to the session's task.
-    append(
+    append_codex_event(
         &backup.join(CODEX_FILE.replace("2025/10/14", "2025/10/15")),
-        &format!(
-            "{}\n",
-            json!({"timestamp": "2025-10-14T10:02:00.000Z", "type": "event_msg",
-                "payload": {"type": "user_message", "message": "only in the backup"}})
-        ),
+        "2025-10-14T10:02:00.000Z",
+        "user_message",
+        "only in the backup",
     );
     let out = h
         .bosun()
@@ -776,13 +779,11 @@ fn a_deleted_imported_session_stays_deleted_when_its_file_grows() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    append(
+    append_codex_event(
         &h.codex.join(CODEX_FILE),
-        &format!(
-            "{}\n",
-            json!({"timestamp": "2025-10-14T10:01:00.000Z", "type": "event_msg",
-                "payload": {"type": "user_message", "message": "one more thing"}})
-        ),
+        "2025-10-14T10:01:00.000Z",
+        "user_message",
+        "one more thing",
     );
     let (_, codex) = h.import();
     assert_eq!(
