@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, hasCommand, repoRoot, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+import { bin, hasCommand, repoRoot, requireBinaries, screenshot, startMockModel, waitInApp } from "./support.mjs";
 
 /** A git repository with one commit, made with the git CLI. */
 function fixtureRepo(dir) {
@@ -242,7 +242,10 @@ describe("the Bosun app", () => {
 
     // The first command waits for approval: the card says what would run and which rule asked.
     const card = "[data-approval-card]";
-    await waitFor("the first approval card", async () => /touch a\.txt/.test((await app.textOf(`${card} .command`)) ?? ""));
+    await waitInApp(app, "the first approval card", async () => /touch a\.txt/.test((await app.textOf(`${card} .command`)) ?? ""), {
+      shot: "form-no-card.png",
+      mockDir,
+    });
     assert.match(await app.textOf(`${card} [data-rule]`), /\S/);
     assert.match(await app.textOf(`${card} [data-source]`), /\S/);
     await waitFor("the title to count the waiting task", async () => (await app.run("return document.title;")) === "Bosun (1 waiting)");
@@ -460,13 +463,17 @@ describe("the Bosun app", () => {
       await app.run("const s = document.querySelector('form[data-new-task] [name=provider]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}));");
     }
     await fill("repo", repo);
+    // The base select lists the repository's branches once the path is in.
+    await waitFor("the repository's branches in the base select", async () =>
+      (await app.run("return [...document.querySelectorAll('form[data-new-task] [name=base] option')].map(o => o.value);"))?.includes("main"),
+    );
     await fill("base_url", `${mock.url}/v1`);
     await fill("model", "mock-model");
     await fill("api_key_env", "");
     const prompt = await field("prompt");
     await app.type(prompt, "Create a.txt");
     await app.submitKeys();
-    await waitFor("the approval card", () => app.find("[data-approval-card]"));
+    await waitInApp(app, "the approval card", () => app.find("[data-approval-card]"), { shot: "quit-no-card.png", mockDir });
     const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
 
     // Closing the window (as the title bar's close button: WM_DELETE_WINDOW) is held back: it asks.
@@ -497,7 +504,7 @@ describe("the Bosun app", () => {
     // Next time, the task shows as interrupted with a Resume button.
     ({ app, driver } = await open());
     await app.click(await waitFor("the task", () => app.find(`.sidebar [data-task-id="${taskId}"]`)));
-    await waitFor("the interrupted status", () => app.find('[data-kind="finished"] [data-status="interrupted"]'));
+    await waitInApp(app, "the interrupted status", () => app.find('[data-kind="finished"] [data-status="interrupted"]'), { shot: "quit-not-interrupted.png" });
     const resume = await waitFor("the Resume button", () => app.find("[data-follow-up] [data-resume]"));
     await screenshot(app, "interrupted-resume.png");
     await app.click(resume);

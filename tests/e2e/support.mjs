@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "./webdriver.mjs";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const targetDir = process.env.CARGO_TARGET_DIR ?? join(repoRoot, "target");
@@ -94,3 +95,22 @@ export function recorded(dir) {
 /** Clicks the first element matching `css` (in the page, so rows scrolled into view count too). */
 export const clickIn = (app, css) =>
   app.run("const el = document.querySelector(arguments[0]); if (!el) return false; el.scrollIntoView({block:'center'}); el.click(); return true;", css);
+
+/**
+ * `waitFor` in the app, and when it times out, an error that says what the window showed (its
+ * text, and a screenshot named `shot`) and how many requests the mock model in `mockDir` had
+ * answered, so a failure in CI can be read without rerunning it.
+ */
+export async function waitInApp(app, what, probe, { timeoutMs = 30_000, shot, mockDir } = {}) {
+  try {
+    return await waitFor(what, probe, timeoutMs);
+  } catch (err) {
+    const text = await app
+      .run("return document.body.innerText;")
+      .then((t) => String(t ?? "").replace(/\n{2,}/g, "\n").slice(0, 3000))
+      .catch((e) => `(the page could not be read: ${e.message})`);
+    const file = shot ? await screenshot(app, shot).catch(() => null) : null;
+    const requests = mockDir === undefined ? "" : `\nthe mock model answered ${recorded(mockDir).length} request(s)`;
+    throw new Error(`${err.message}${requests}${file ? `\nscreenshot: ${file}` : ""}\nthe window showed:\n${text}`);
+  }
+}
