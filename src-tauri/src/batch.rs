@@ -45,6 +45,15 @@ impl BatchRuns {
         self.lock().contains_key(id)
     }
 
+    /// The batches this app runs now. Taken before reading the journal: a runner that ends
+    /// after the snapshot may have ended after the read, so its row is never taken for a
+    /// stopped one (see [`Shown`]).
+    fn snapshot(&self) -> Shown {
+        Shown {
+            running: self.lock().keys().cloned().collect(),
+        }
+    }
+
     /// Stops batch `id`'s runner: its tasks are interrupted and left for a resume.
     pub fn stop(&self, id: &str) -> bool {
         match self.lock().get(id) {
@@ -255,16 +264,26 @@ fn spawn_run(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result
     Ok(())
 }
 
-/// A batch as the window should see it: one this app owns but does not run (it was stopped)
-/// is interrupted, not running.
-fn shown(engine: &Engine, mut row: BatchRow) -> BatchRow {
-    if row.status == BatchStatus::Running
-        && row.owner_pid == std::process::id()
-        && !engine.batches.is_running(&row.id)
-    {
-        row.status = BatchStatus::Interrupted;
+/// The batches this app ran just before a read of the journal.
+struct Shown {
+    running: std::collections::HashSet<String>,
+}
+
+impl Shown {
+    /// A batch as the window should see it: one this app owns but did not run before the row
+    /// was read (it was stopped) is interrupted, not running. Asking the runners after the
+    /// read instead took a batch whose runner finished between the two — its row still
+    /// running, its last item not yet done — for a stopped one, and the window stopped
+    /// reading it again.
+    fn row(&self, mut row: BatchRow) -> BatchRow {
+        if row.status == BatchStatus::Running
+            && row.owner_pid == std::process::id()
+            && !self.running.contains(&row.id)
+        {
+            row.status = BatchStatus::Interrupted;
+        }
+        row
     }
-    row
 }
 
 /// Queues the tasks of a batch file, or of one prompt over several repositories, and runs them
@@ -329,17 +348,19 @@ pub fn start_batch(engine: &Arc<Engine>, req: BatchRequest) -> Result<String, Ip
 
 /// Every batch and comparison, newest first.
 pub fn list(engine: &Engine, kind: Option<&str>) -> Result<Vec<BatchRow>, IpcError> {
+    let shown = engine.batches.snapshot();
     Ok(engine
         .store
         .batches(kind)?
         .into_iter()
-        .map(|b| shown(engine, b))
+        .map(|b| shown.row(b))
         .collect())
 }
 
 /// Batch `id` (a unique prefix), its items, and the approvals its running tasks wait for.
 pub fn status(engine: &Engine, id: &str) -> Result<BatchView, IpcError> {
-    let row = shown(engine, engine.store.find_batch(id, None)?);
+    let shown = engine.batches.snapshot();
+    let row = shown.row(engine.store.find_batch(id, None)?);
     let items = engine.store.batch_items(&row.id)?;
     let approvals = items
         .iter()
@@ -365,7 +386,8 @@ pub fn status(engine: &Engine, id: &str) -> Result<BatchView, IpcError> {
 
 /// Continues a stopped or interrupted batch (with a new concurrency when given).
 pub fn resume(engine: &Arc<Engine>, id: &str, concurrency: Option<u32>) -> Result<(), IpcError> {
-    let row = shown(engine, engine.store.find_batch(id, None)?);
+    let shown = engine.batches.snapshot();
+    let row = shown.row(engine.store.find_batch(id, None)?);
     match row.status {
         BatchStatus::Finished => Err(bad_request(format!(
             "batch {} is finished: every item ran",
@@ -452,8 +474,9 @@ pub fn start_compare(engine: &Arc<Engine>, req: CompareStart) -> Result<String, 
 
 /// Comparison `id` (the latest when None) with its figures and each run's diff.
 pub fn comparison(engine: &Engine, id: Option<&str>) -> Result<Comparison, IpcError> {
+    let shown = engine.batches.snapshot();
     let mut c = compare::comparison(&engine.store, &engine.home, id, true)?;
-    c.batch = shown(engine, c.batch);
+    c.batch = shown.row(c.batch);
     Ok(c)
 }
 
@@ -582,6 +605,56 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    fn row(id: &str, status: BatchStatus, owner_pid: u32) -> BatchRow {
+        BatchRow {
+            id: id.into(),
+            kind: "compare".into(),
+            name: "n".into(),
+            concurrency: 1,
+            status,
+            created_at: "2026-12-03T00:00:00Z".into(),
+            finished_at: None,
+            owner_pid,
+            items: 2,
+            queued: 0,
+            started: 1,
+            done: 1,
+            spec: "{}".into(),
+        }
+    }
+
+    /// A runner that ended after the snapshot (between it and the journal's read, whose row
+    /// still says running) keeps its batch running for the window, which then reads it again;
+    /// one this app owns without a runner at the snapshot was stopped.
+    #[tokio::test]
+    async fn a_batch_whose_runner_ends_during_the_read_is_not_shown_stopped() {
+        let runs = BatchRuns::default();
+        let me = std::process::id();
+        let registered = runs.insert("b1", CancellationToken::new()).unwrap();
+        let shown = runs.snapshot();
+        // The runner finishes now, after the snapshot, before the row is looked at.
+        runs.remove("b1", registered.generation);
+        assert!(!runs.is_running("b1"));
+        assert_eq!(
+            shown.row(row("b1", BatchStatus::Running, me)).status,
+            BatchStatus::Running
+        );
+        // Not run here when the read began: stopped (interrupted), unless another process owns it.
+        let later = runs.snapshot();
+        assert_eq!(
+            later.row(row("b1", BatchStatus::Running, me)).status,
+            BatchStatus::Interrupted
+        );
+        assert_eq!(
+            later.row(row("b1", BatchStatus::Running, me + 1)).status,
+            BatchStatus::Running
+        );
+        assert_eq!(
+            later.row(row("b1", BatchStatus::Finished, me)).status,
+            BatchStatus::Finished
+        );
+    }
 
     /// The requests `ui/src/lib/ipc/batch.ts` sends.
     #[test]

@@ -244,6 +244,7 @@ describe("the Bosun app", () => {
     const card = "[data-approval-card]";
     await waitInApp(app, "the first approval card", async () => /touch a\.txt/.test((await app.textOf(`${card} .command`)) ?? ""), {
       shot: "form-no-card.png",
+      driver,
       mockDir,
     });
     assert.match(await app.textOf(`${card} [data-rule]`), /\S/);
@@ -473,7 +474,7 @@ describe("the Bosun app", () => {
     const prompt = await field("prompt");
     await app.type(prompt, "Create a.txt");
     await app.submitKeys();
-    await waitInApp(app, "the approval card", () => app.find("[data-approval-card]"), { shot: "quit-no-card.png", mockDir });
+    await waitInApp(app, "the approval card", () => app.find("[data-approval-card]"), { shot: "quit-no-card.png", mockDir, driver });
     const taskId = await app.run("return document.querySelector('.sidebar [data-task-id]').dataset.taskId;");
 
     // Closing the window (as the title bar's close button: WM_DELETE_WINDOW) is held back: it asks.
@@ -504,7 +505,7 @@ describe("the Bosun app", () => {
     // Next time, the task shows as interrupted with a Resume button.
     ({ app, driver } = await open());
     await app.click(await waitFor("the task", () => app.find(`.sidebar [data-task-id="${taskId}"]`)));
-    await waitInApp(app, "the interrupted status", () => app.find('[data-kind="finished"] [data-status="interrupted"]'), { shot: "quit-not-interrupted.png" });
+    await waitInApp(app, "the interrupted status", () => app.find('[data-kind="finished"] [data-status="interrupted"]'), { shot: "quit-not-interrupted.png", driver });
     const resume = await waitFor("the Resume button", () => app.find("[data-follow-up] [data-resume]"));
     await screenshot(app, "interrupted-resume.png");
     await app.click(resume);

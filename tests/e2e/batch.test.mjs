@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { openSession, startDriver, waitFor } from "./webdriver.mjs";
-import { bin, clickIn, git, requireBinaries, screenshot, startMockModel } from "./support.mjs";
+import { bin, clickIn, git, requireBinaries, screenshot, startMockModel, waitInApp } from "./support.mjs";
 
 /** Sets a form field as typing would (an input event Svelte's binding hears). */
 const fill = (app, css, value) =>
@@ -54,11 +54,12 @@ const writes = (path, content) => [
 ];
 
 async function openApp(t, home) {
-  const driver = await startDriver({ env: { BOSUN_HOME: home } });
+  const driver = await startDriver({ env: { BOSUN_HOME: home, BOSUN_LOG: "info" } });
   t.after(() => driver.stop());
   const app = await openSession(driver.url, bin("bosun-app"));
   t.after(() => app.close());
   await waitFor("the app", () => app.find(".sidebar"));
+  app.driver = driver;
   return app;
 }
 
@@ -76,7 +77,7 @@ describe("batches and comparisons in the app", () => {
     work = mkdtempSync(join(tmpdir(), "bosun-e2e-batch-"));
   });
   after(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
+    if (work && !process.env.E2E_KEEP) rmSync(work, { recursive: true, force: true });
   });
 
   it("runs a prompt over two repositories from the Batch view, the table filling in until every row is completed", { timeout: 240_000 }, async (t) => {
@@ -113,11 +114,11 @@ describe("batches and comparisons in the app", () => {
     assert.ok(first.some((r) => r.shown === "queued"), `a row waits its turn: ${JSON.stringify(first)}`);
     await screenshot(app, "batch-running.png");
     const seen = new Set();
-    const done = await waitFor("every row completed", async () => {
+    const done = await waitInApp(app, "every row completed", async () => {
       const r = await rows(app);
       r.forEach((x) => seen.add(`${x.n}:${x.status}`));
       return r.length === 3 && r.every((x) => x.status === "completed") ? r : null;
-    }, 120_000, 50);
+    }, { timeoutMs: 120_000, shot: "batch-not-completed.png", driver: app.driver });
     for (const r of done) {
       assert.equal(r.shown, "Completed");
       assert.match(r.time, /\d/);
@@ -164,10 +165,14 @@ describe("batches and comparisons in the app", () => {
         left: Math.round(c.getBoundingClientRect().left), top: Math.round(c.getBoundingClientRect().top),
         merge: !!c.querySelector('[data-testid=compare-merge]'),
       }));`);
-    const both = await waitFor("both runs completed with their diffs", async () => {
+    let seenColumns = [];
+    const both = await waitInApp(app, "both runs completed with their diffs", async () => {
       const c = await columns();
+      seenColumns = c.map(({ label, status, review, merge }) => ({ label, status, review, merge }));
       return c.length === 2 && c.every((x) => x.status === "completed" && x.merge) ? c : null;
-    }, 120_000, 100);
+    }, { timeoutMs: 120_000, shot: "compare-not-completed.png", mockDir, driver: app.driver }).catch((err) => {
+      throw new Error(`${err.message}\nthe runs: ${JSON.stringify(seenColumns)}`);
+    });
     assert.deepEqual(both.map((c) => c.label), ["mode=full-auto#1", "mode=full-auto,max_steps=5#1"]);
     assert.match(both[0].diff, /\+the plain setup/);
     assert.match(both[1].diff, /\+the capped setup/);

@@ -99,9 +99,10 @@ export const clickIn = (app, css) =>
 /**
  * `waitFor` in the app, and when it times out, an error that says what the window showed (its
  * text, and a screenshot named `shot`) and how many requests the mock model in `mockDir` had
- * answered, so a failure in CI can be read without rerunning it.
+ * answered, and with `driver` the end of the app's log, so a failure in CI can be read without
+ * rerunning it.
  */
-export async function waitInApp(app, what, probe, { timeoutMs = 30_000, shot, mockDir } = {}) {
+export async function waitInApp(app, what, probe, { timeoutMs = 30_000, shot, mockDir, driver } = {}) {
   try {
     return await waitFor(what, probe, timeoutMs);
   } catch (err) {
@@ -111,6 +112,13 @@ export async function waitInApp(app, what, probe, { timeoutMs = 30_000, shot, mo
       .catch((e) => `(the page could not be read: ${e.message})`);
     const file = shot ? await screenshot(app, shot).catch(() => null) : null;
     const requests = mockDir === undefined ? "" : `\nthe mock model answered ${recorded(mockDir).length} request(s)`;
-    throw new Error(`${err.message}${requests}${file ? `\nscreenshot: ${file}` : ""}\nthe window showed:\n${text}`);
+    // The app's own log (its warnings reach tauri-driver's output).
+    // Its own lines: tauri-driver's connection errors and their backtraces are left out.
+    const own = driver
+      ?.log()
+      .split("\n")
+      .filter((l) => /\b(TRACE|DEBUG|INFO|WARN|ERROR)\b/.test(l) && !/tauri_driver|hyper/.test(l));
+    const log = own ? `\nthe app's log (last lines):\n${own.slice(-40).join("\n")}` : "";
+    throw new Error(`${err.message}${requests}${file ? `\nscreenshot: ${file}` : ""}${log}\nthe window showed:\n${text}`);
   }
 }

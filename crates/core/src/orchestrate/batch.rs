@@ -476,9 +476,19 @@ pub async fn run(
     let mut jobs = tokio::task::JoinSet::new();
     let mut pending: std::collections::VecDeque<ClaimedItem> =
         store.started_items(batch)?.into_iter().collect();
+    // An error claiming the next item ends the queue, not the items running: they are waited
+    // for (and marked done) before it is returned. Dropping them would abort their jobs and
+    // leave tasks that go on running with items never marked done.
+    let mut failed: Option<CoreError> = None;
     loop {
         let permit = tokio::select! {
-            p = Arc::clone(&slots).acquire_owned() => p.map_err(|_| CoreError::Internal("the batch's slots closed".into()))?,
+            p = Arc::clone(&slots).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => {
+                    failed = Some(CoreError::Internal("the batch's slots closed".into()));
+                    break;
+                }
+            },
             _ = stop.cancelled() => break,
         };
         if stop.is_cancelled() {
@@ -488,9 +498,13 @@ pub async fn run(
             Some(i) => i,
             None => {
                 let id = crate::new_task_id();
-                match store.claim_next_item(batch, &id)? {
-                    Some(i) => i,
-                    None => break,
+                match store.claim_next_item(batch, &id) {
+                    Ok(Some(i)) => i,
+                    Ok(None) => break,
+                    Err(e) => {
+                        failed = Some(e.into());
+                        break;
+                    }
                 }
             }
         };
@@ -516,6 +530,9 @@ pub async fn run(
         }
     }
     store.release_batch(batch, pid)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     // The report covers every item, those run before this process too.
     let items = store
         .batch_items(batch)?
