@@ -84,7 +84,10 @@ pub fn open_engine(journal: &Journal) -> Runner {
 
 /// Runs the app until its window closes; tasks still running are then interrupted.
 pub fn run() -> Result<(), tauri::Error> {
+    // On stderr: the e2e tests read it through tauri-driver, which drops the app's stdout.
     let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("BOSUN_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

@@ -112,7 +112,7 @@ export async function waitInApp(app, what, probe, { timeoutMs = 30_000, shot, mo
       .catch((e) => `(the page could not be read: ${e.message})`);
     const file = shot ? await screenshot(app, shot).catch(() => null) : null;
     const requests = mockDir === undefined ? "" : `\nthe mock model answered ${recorded(mockDir).length} request(s)`;
-    // The app's own log (its warnings reach tauri-driver's output).
+    // The app's own log: it logs to stderr, which reaches tauri-driver's output (its stdout does not).
     // Its own lines: tauri-driver's connection errors and their backtraces are left out.
     const own = driver
       ?.log()
